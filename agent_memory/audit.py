@@ -1,0 +1,35 @@
+"""The recall log: every recall, with its candidates and score parts, kept next to the
+originals (``recalls/{user_id}/...``) so "why did the agent say that" has an answer and
+erasing a user erases their log too."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_memory.model import utcnow
+from agent_memory.store.base import RawStore
+from agent_memory.store.keys import user_prefix
+
+
+class RecallLog:
+    def __init__(self, store: RawStore, prefix: str) -> None:
+        self.store = store
+        self.prefix = prefix
+
+    def _user_prefix(self, user_id: str) -> str:
+        return user_prefix(self.prefix, user_id)
+
+    def append(self, user_id: str, recall_id: str, entry: dict[str, Any]) -> str:
+        stamp = utcnow().strftime("%Y%m%dT%H%M%S%fZ")
+        key = f"{self._user_prefix(user_id)}{stamp}-{recall_id}.json"
+        self.store.put_json(key, entry)
+        return key
+
+    def list(self, user_id: str, limit: int = 50) -> list[dict[str, Any]]:
+        """Newest first (keys start with a sortable timestamp)."""
+        keys = sorted(self.store.list_keys(self._user_prefix(user_id)), reverse=True)[:limit]
+        docs = self.store.get_many(keys)
+        return [d for k in keys if (d := docs[k]) is not None]
+
+    def erase(self, user_id: str) -> int:
+        return self.store.delete_all_versions(self._user_prefix(user_id))

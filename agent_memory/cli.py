@@ -1,0 +1,213 @@
+"""``agent-memory``: the command line over the same ``Memory`` facade the API uses."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from agent_memory.config import Settings
+from agent_memory.errors import AgentMemoryError
+
+app = typer.Typer(help="Long-term memory for LLM agents.", no_args_is_help=True,
+                  pretty_exceptions_enable=False)
+console = Console()
+err_console = Console(stderr=True)
+
+DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Folder of the embedded store and index.")]
+User = Annotated[str, typer.Option("--user", "-u", help="The user the memory belongs to.")]
+AsJson = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+
+
+def _settings(data_dir: Path | None) -> Settings:
+    return Settings(data_dir=data_dir) if data_dir else Settings()
+
+
+def _memory(data_dir: Path | None) -> Any:
+    from agent_memory.service import Memory
+
+    return Memory(_settings(data_dir))
+
+
+def _fail(exc: Exception) -> typer.Exit:
+    err_console.print(f"[red]error:[/red] {exc}")
+    return typer.Exit(code=2)
+
+
+def _dump(obj: Any) -> None:
+    console.print_json(json.dumps(obj, ensure_ascii=False, default=str))
+
+
+@app.command()
+def remember(
+    content: Annotated[str, typer.Argument(help="The statement to remember.")],
+    user: User,
+    session: Annotated[str, typer.Option(help="Session id.")] = "default",
+    memory_type: Annotated[str, typer.Option("--type", help="preference|fact|task|event|plan")] = "fact",
+    importance: Annotated[float | None, typer.Option(help="0..1")] = None,
+    topic: Annotated[str | None, typer.Option(help="Topic slot; a newer memory supersedes older ones.")] = None,
+    inferred: Annotated[bool, typer.Option("--inferred", help="Mark as agent_inferred.")] = False,
+    created_at: Annotated[datetime | None, typer.Option(help="ISO time with zone, for back-filling.")] = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Store one statement for a user."""
+    try:
+        ids = _memory(data_dir).remember(
+            user_id=user, content=content, session_id=session, memory_type=memory_type,
+            importance=importance, topic_id=topic, created_at=created_at,
+            source="agent_inferred" if inferred else "user_said")
+    except AgentMemoryError as exc:
+        raise _fail(exc) from None
+    for mid in ids:
+        console.print(mid)
+
+
+@app.command()
+def recall(
+    query: Annotated[str, typer.Argument(help="The question or situation.")],
+    user: User,
+    top_k: Annotated[int | None, typer.Option("--top-k", "-k")] = None,
+    min_score: Annotated[float | None, typer.Option(help="Similarity floor (default: the model's).")] = None,
+    include_inferred: Annotated[bool, typer.Option("--include-inferred")] = False,
+    as_json: AsJson = False,
+    data_dir: DataDir = None,
+) -> None:
+    """Recall the memories most relevant to a query, with their score parts."""
+    try:
+        result = _memory(data_dir).recall(user_id=user, query=query, top_k=top_k, min_score=min_score,
+                                          include_inferred=include_inferred)
+    except AgentMemoryError as exc:
+        raise _fail(exc) from None
+    if as_json:
+        _dump(result.to_dict())
+        return
+    console.print(f"[bold]recall[/bold] for {user}: {query}")
+    for rank_no, h in enumerate(result, 1):
+        p = h.parts
+        console.print(f"{rank_no}. {h.content}", markup=False, highlight=False)
+        console.print(f"   score {p.score:.3f} = similarity {p.similarity:.3f} x decay {p.decay:.3f} "
+                      f"x importance {p.importance_weight:.2f} x {h.memory_type} {p.type_weight:.2f}",
+                      highlight=False)
+        console.print(f"   {h.created_at.date().isoformat()}  {h.source}  id {h.memory_id}", highlight=False)
+    if not result:
+        console.print("(no memory above min_score)")
+
+
+@app.command()
+def forget(memory_id: str, user: Annotated[str | None, typer.Option("--user", "-u")] = None,
+           data_dir: DataDir = None) -> None:
+    """Soft-delete a memory: kept in history, never recalled again."""
+    try:
+        rec = _memory(data_dir).forget(memory_id, user_id=user)
+    except AgentMemoryError as exc:
+        raise _fail(exc) from None
+    console.print(f"forgotten {rec.id} at {rec.deleted_at}")
+
+
+@app.command()
+def inspect(
+    memory_id: Annotated[str | None, typer.Argument(help="Show one memory (index record + original).")] = None,
+    user: Annotated[str | None, typer.Option("--user", "-u", help="Show this user's timeline.")] = None,
+    topic: Annotated[str | None, typer.Option(help="With --user: every version of this topic.")] = None,
+    recalls: Annotated[bool, typer.Option("--recalls", help="With --user: the recall log.")] = False,
+    all_: Annotated[bool, typer.Option("--all", help="Include superseded and deleted memories.")] = False,
+    data_dir: DataDir = None,
+) -> None:
+    """Look at one memory, a user's timeline, a topic's versions or the recall log."""
+    try:
+        m = _memory(data_dir)
+        if memory_id:
+            _dump(m.get(memory_id, user_id=user))
+        elif user and topic:
+            _dump([r.model_dump(mode="json") for r in m.versions(topic, user_id=user)])
+        elif user and recalls:
+            _dump(m.recalls(user))
+        elif user:
+            _dump([r.model_dump(mode="json") for r in m.timeline(
+                user, include_inactive=all_, include_deleted=all_, limit=1000)])
+        else:
+            raise typer.BadParameter("give a memory id or --user")
+    except AgentMemoryError as exc:
+        raise _fail(exc) from None
+
+
+@app.command()
+def erase(user: User, yes: Annotated[bool, typer.Option("--yes", help="Do not ask.")] = False,
+          data_dir: DataDir = None) -> None:
+    """Erase a user: every index entry, every original version and the recall log."""
+    if not yes:
+        typer.confirm(f"Erase every memory of {user}?", abort=True)
+    try:
+        _dump(_memory(data_dir).erase_user(user))
+    except AgentMemoryError as exc:
+        raise _fail(exc) from None
+
+
+@app.command()
+def selfcheck(data_dir: DataDir = None) -> None:
+    """Run the canary now; exit 1 when it fails."""
+    result = _memory(data_dir).selfcheck()
+    _dump(result)
+    if not result["ok"]:
+        raise typer.Exit(code=1)
+
+
+@app.command()
+def reindex(
+    to: Annotated[str | None, typer.Option(help="Target index URI (default: the configured one).")] = None,
+    collection: Annotated[str | None, typer.Option(help="Target collection name.")] = None,
+    provider: Annotated[str | None, typer.Option(help="Embedding provider for the new index.")] = None,
+    missing: Annotated[bool, typer.Option("--missing", help="Only index originals with no index row.")] = False,
+    data_dir: DataDir = None,
+) -> None:
+    """Rebuild the index from the originals in the store (new model, new backend, lost index)."""
+    from agent_memory.embed import make_embedder
+    from agent_memory.index import open_index
+    from agent_memory.reindex import reindex as run
+    from agent_memory.store import make_store
+    from agent_memory.store.keys import original_key
+
+    s = _settings(data_dir)
+    if provider:
+        s = s.model_copy(update={"embedding_provider": provider})
+    store = make_store(s)
+    keys = [k for k in store.list_keys(s.key_prefix) if k.endswith(".json")]
+    embedder = make_embedder(s)
+    target = open_index(s, uri=to, collection=collection)
+
+    def originals() -> Any:
+        from agent_memory.model import Original
+
+        for key in keys:
+            yield Original.model_validate(store.get_json(key))
+
+    with Progress(TextColumn("reindex"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err_console) as bar:
+        task = bar.add_task("reindex", total=len(keys))
+        report = run(originals(), lambda o: original_key(s.key_prefix, o.user_id, o.memory_id),
+                     embedder, target, missing_only=missing,
+                     on_progress=lambda n: bar.advance(task, n))
+    console.print(f"indexed {report.indexed}, already present {report.skipped}, "
+                  f"into {target.uri} with {embedder.info.provider}/{embedder.info.model}")
+
+
+@app.command()
+def health(data_dir: DataDir = None) -> None:
+    """Check the index and the store can be reached."""
+    result = _memory(data_dir).health()
+    _dump(result)
+    if result["status"] != "ok":
+        raise typer.Exit(code=1)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

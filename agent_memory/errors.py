@@ -1,0 +1,42 @@
+"""Errors the library raises on purpose. Every one maps to one HTTP status at the edge."""
+
+from __future__ import annotations
+
+
+class AgentMemoryError(Exception):
+    """Base class: anything the service refuses or cannot do, with a message for a person."""
+
+    status_code = 500
+
+
+class InvalidInputError(AgentMemoryError, ValueError):
+    """Input that fails validation (bad id, unknown type, oversize content...)."""
+
+    status_code = 422
+
+
+class ContentTooLargeError(InvalidInputError):
+    status_code = 413
+
+
+class NotFoundError(AgentMemoryError, KeyError):
+    status_code = 404
+
+    def __str__(self) -> str:  # KeyError would print the repr with quotes
+        return str(self.args[0]) if self.args else "not found"
+
+
+class ConflictError(AgentMemoryError):
+    status_code = 409
+
+
+class ModelMismatchError(AgentMemoryError):
+    """The index was built with another embedding model than the one configured now."""
+
+    status_code = 409
+
+
+class BackendUnavailableError(AgentMemoryError):
+    """S3 or the index cannot be reached; nothing was half-written."""
+
+    status_code = 503

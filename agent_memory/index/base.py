@@ -1,0 +1,70 @@
+"""The vector index interface every backend (Milvus, HelixDB) implements.
+
+The index is a derived, rebuildable view of the originals in the raw store: it
+holds what search and filtering need (summary, type, importance, dates, state,
+the original's key) and the vector. It never holds anything the store lacks.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from datetime import datetime
+
+from agent_memory.embed.base import Vectors
+from agent_memory.filters import MemoryFilter
+from agent_memory.model import EmbeddingInfo, IndexRecord
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    record: IndexRecord
+    similarity: float
+
+
+class VectorIndex(ABC):
+    uri: str
+
+    @abstractmethod
+    def ensure(self, embedding: EmbeddingInfo) -> None:
+        """Create the collection for this model, or check an existing one was built with it
+        (:class:`ModelMismatchError` otherwise)."""
+
+    @abstractmethod
+    def write(self, records: list[IndexRecord], vectors: Vectors) -> None:
+        """Insert or replace rows by id."""
+
+    @abstractmethod
+    def search(self, vector: Vectors, flt: MemoryFilter, limit: int,
+               strong: bool = False) -> list[SearchHit]:
+        """Nearest rows passing ``flt``, most similar first."""
+
+    @abstractmethod
+    def query(self, flt: MemoryFilter, limit: int = 10_000) -> list[IndexRecord]:
+        """Rows passing ``flt`` (read-your-writes), in no particular order."""
+
+    @abstractmethod
+    def get(self, memory_ids: list[str]) -> list[IndexRecord]:
+        """Rows by id, whoever owns them (callers check ownership)."""
+
+    @abstractmethod
+    def set_state(self, memory_id: str, is_active: bool, deleted_at: datetime | None) -> None:
+        """Change the mutable fields of one row, keeping its vector."""
+
+    @abstractmethod
+    def delete_user(self, user_id: str) -> int:
+        """Remove every row of one user; return how many there were."""
+
+    @abstractmethod
+    def count(self) -> int: ...
+
+    @abstractmethod
+    def ping(self) -> None:
+        """Raise :class:`BackendUnavailableError` when unreachable."""
+
+    @abstractmethod
+    def drop(self) -> None:
+        """Remove the whole collection (re-index into a fresh one)."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release connections."""

@@ -1,0 +1,180 @@
+"""Milvus backend: Milvus Lite (a file path) or a Milvus server / Zilliz (an http(s) URI).
+
+Settings follow the design: HNSW (M=16, efConstruction=256) on normalized vectors
+with the IP metric, ef=128 at search, ``user_id`` as the partition key, Bounded
+consistency for recall and Strong for everything that must read its own writes.
+Replacing a row is done as delete-then-insert: ``upsert`` on Milvus 2.3.5 loses
+rows of a partition-key collection (seen on our machines).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from pymilvus import DataType, MilvusClient
+from pymilvus.exceptions import MilvusException
+
+from agent_memory.embed.base import Vectors
+from agent_memory.errors import BackendUnavailableError, ModelMismatchError, NotFoundError
+from agent_memory.filters import MemoryFilter, quote
+from agent_memory.ids import validate_id, validate_memory_id
+from agent_memory.index.base import SearchHit, VectorIndex
+from agent_memory.model import EmbeddingInfo, IndexRecord, from_ms, to_ms
+
+META_PROPERTY = "agent_memory.embedding"
+SCALAR_FIELDS = ["id", "user_id", "session_id", "memory_type", "summary", "importance",
+                 "created_at", "topic_id", "is_active", "deleted_at", "source", "storage_key"]
+MAX_QUERY_WINDOW = 16_384  # Milvus caps offset + limit of one query
+
+
+def _row(rec: IndexRecord, vector: list[float]) -> dict[str, Any]:
+    return {
+        "id": rec.id, "user_id": rec.user_id, "session_id": rec.session_id,
+        "memory_type": rec.memory_type, "summary": rec.summary, "importance": float(rec.importance),
+        "created_at": to_ms(rec.created_at), "topic_id": rec.topic_id or "",
+        "is_active": rec.is_active, "deleted_at": to_ms(rec.deleted_at) if rec.deleted_at else 0,
+        "source": rec.source, "storage_key": rec.storage_key, "embedding": vector,
+    }
+
+
+def _record(ent: dict[str, Any]) -> IndexRecord:
+    return IndexRecord(
+        id=ent["id"], user_id=ent["user_id"], session_id=ent["session_id"],
+        memory_type=ent["memory_type"], summary=ent["summary"], importance=ent["importance"],
+        created_at=from_ms(ent["created_at"]), topic_id=ent["topic_id"] or None,
+        is_active=ent["is_active"], deleted_at=from_ms(ent["deleted_at"]) if ent["deleted_at"] else None,
+        source=ent["source"], storage_key=ent["storage_key"],
+    )
+
+
+class MilvusIndex(VectorIndex):
+    def __init__(self, uri: str, collection: str, token: str | None = None,
+                 consistency_level: str = "Bounded") -> None:
+        self.uri = uri
+        self.collection = collection
+        self.consistency_level = consistency_level
+        self._dim = 0
+        try:
+            self.client = MilvusClient(uri=uri, token=token or "")
+        except MilvusException as exc:
+            raise BackendUnavailableError(f"cannot open Milvus at {uri}: {exc}") from exc
+        except Exception as exc:  # connection errors surface as assorted gRPC/OS errors
+            raise BackendUnavailableError(f"cannot open Milvus at {uri}: {exc}") from exc
+
+    # -- schema ---------------------------------------------------------------
+    def ensure(self, embedding: EmbeddingInfo) -> None:
+        pin = embedding.model_dump()
+        if self.client.has_collection(self.collection):
+            props = self.client.describe_collection(self.collection).get("properties", {})
+            found = json.loads(props[META_PROPERTY]) if META_PROPERTY in props else None
+            if found is None or {k: found.get(k) for k in ("provider", "model", "dim")} != {
+                k: pin[k] for k in ("provider", "model", "dim")
+            }:
+                raise ModelMismatchError(
+                    f"collection {self.collection!r} at {self.uri} was built with embedding model "
+                    f"{found} but the configured model is {pin}; run `agent-memory reindex` to "
+                    "rebuild the index from the originals with the new model")
+            self._dim = int(found["dim"])
+            self.client.load_collection(self.collection)
+            return
+        schema = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
+        schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=64)
+        schema.add_field("user_id", DataType.VARCHAR, max_length=128, is_partition_key=True)
+        schema.add_field("session_id", DataType.VARCHAR, max_length=128)
+        schema.add_field("memory_type", DataType.VARCHAR, max_length=32)
+        schema.add_field("summary", DataType.VARCHAR, max_length=4096)
+        schema.add_field("importance", DataType.FLOAT)
+        schema.add_field("created_at", DataType.INT64)
+        schema.add_field("topic_id", DataType.VARCHAR, max_length=128)
+        schema.add_field("is_active", DataType.BOOL)
+        schema.add_field("deleted_at", DataType.INT64)
+        schema.add_field("source", DataType.VARCHAR, max_length=32)
+        schema.add_field("storage_key", DataType.VARCHAR, max_length=512)
+        schema.add_field("embedding", DataType.FLOAT_VECTOR, dim=embedding.dim)
+        index_params = self.client.prepare_index_params()
+        index_params.add_index(field_name="embedding", index_type="HNSW", metric_type="IP",
+                               params={"M": 16, "efConstruction": 256})
+        self.client.create_collection(self.collection, schema=schema, index_params=index_params,
+                                      consistency_level=self.consistency_level)
+        self.client.alter_collection_properties(self.collection,
+                                                properties={META_PROPERTY: json.dumps(pin)})
+        self._dim = embedding.dim
+
+    # -- writes ---------------------------------------------------------------
+    def write(self, records: list[IndexRecord], vectors: Vectors) -> None:
+        if not records:
+            return
+        if vectors.shape != (len(records), self._dim):
+            raise ValueError(f"expected {len(records)} vectors of dim {self._dim}, got {vectors.shape}")
+        rows = [_row(r, v.tolist()) for r, v in zip(records, vectors, strict=True)]
+        self._call(self.client.delete, self.collection, ids=[r.id for r in records])
+        self._call(self.client.insert, self.collection, rows)
+
+    def set_state(self, memory_id: str, is_active: bool, deleted_at: datetime | None) -> None:
+        found = self._call(self.client.query, self.collection,
+                           filter=f"id == {quote(validate_memory_id(memory_id))}",
+                           output_fields=[*SCALAR_FIELDS, "embedding"], consistency_level="Strong")
+        if not found:
+            raise NotFoundError(f"memory {memory_id} is not in the index")
+        row = dict(found[0])
+        row["is_active"] = is_active
+        row["deleted_at"] = to_ms(deleted_at) if deleted_at else 0
+        row["embedding"] = [float(x) for x in row["embedding"]]
+        self._call(self.client.delete, self.collection, ids=[memory_id])
+        self._call(self.client.insert, self.collection, [row])
+
+    def delete_user(self, user_id: str) -> int:
+        flt = f"user_id == {quote(validate_id(user_id, 'user_id'))}"
+        n = len(self._call(self.client.query, self.collection, filter=flt, output_fields=["id"],
+                           limit=MAX_QUERY_WINDOW, consistency_level="Strong"))
+        self._call(self.client.delete, self.collection, filter=flt)
+        return n
+
+    def drop(self) -> None:
+        if self.client.has_collection(self.collection):
+            self.client.drop_collection(self.collection)
+
+    # -- reads ----------------------------------------------------------------
+    def search(self, vector: Vectors, flt: MemoryFilter, limit: int,
+               strong: bool = False) -> list[SearchHit]:
+        res = self._call(
+            self.client.search, self.collection, data=[vector.tolist()], filter=flt.to_expr(),
+            limit=limit, output_fields=SCALAR_FIELDS,
+            search_params={"metric_type": "IP", "params": {"ef": max(128, limit)}},
+            consistency_level="Strong" if strong else self.consistency_level,
+        )
+        return [SearchHit(_record(h["entity"] | {"id": h["id"]}), float(h["distance"])) for h in res[0]]
+
+    def query(self, flt: MemoryFilter, limit: int = 10_000) -> list[IndexRecord]:
+        rows = self._call(self.client.query, self.collection, filter=flt.to_expr(),
+                          output_fields=SCALAR_FIELDS, limit=min(limit, MAX_QUERY_WINDOW),
+                          consistency_level="Strong")
+        return [_record(r) for r in rows]
+
+    def get(self, memory_ids: list[str]) -> list[IndexRecord]:
+        ids = [validate_memory_id(m) for m in memory_ids]
+        if not ids:
+            return []
+        rows = self._call(self.client.query, self.collection,
+                          filter=f"id in [{', '.join(quote(i) for i in ids)}]",
+                          output_fields=SCALAR_FIELDS, consistency_level="Strong")
+        return [_record(r) for r in rows]
+
+    def count(self) -> int:
+        rows = self._call(self.client.query, self.collection, filter="", output_fields=["count(*)"],
+                          consistency_level="Strong")
+        return int(rows[0]["count(*)"])
+
+    def ping(self) -> None:
+        self._call(self.client.has_collection, self.collection)
+
+    def close(self) -> None:
+        self.client.close()
+
+    def _call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except MilvusException as exc:
+            raise BackendUnavailableError(f"Milvus call {fn.__name__} failed: {exc}") from exc

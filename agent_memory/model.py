@@ -1,0 +1,228 @@
+"""The data model: what a caller sends, what S3 keeps, what the index keeps, what recall returns.
+
+Pydantic models validate at the edge (the Python facade and the HTTP API use the
+same ones), so a bad id or a naive timestamp is refused before anything is written.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from agent_memory.config import MemoryType, Source
+from agent_memory.ids import validate_id
+
+ORIGINAL_SCHEMA_VERSION = 1
+_EARLIEST = datetime(1970, 1, 2, tzinfo=UTC)
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def to_ms(dt: datetime) -> int:
+    return int(dt.timestamp() * 1000)
+
+
+def from_ms(ms: int) -> datetime:
+    return datetime.fromtimestamp(ms / 1000, UTC)
+
+
+def check_timestamp(value: datetime, name: str) -> datetime:
+    """Timezone-aware, after 1970 and not in the future (a day of clock skew allowed)."""
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ValueError(f"{name} must be timezone-aware (e.g. 2026-01-31T09:00:00+00:00)")
+    value = value.astimezone(UTC)
+    if value < _EARLIEST or value > utcnow() + timedelta(days=1):
+        raise ValueError(f"{name} {value.isoformat()} is out of range (1970 .. now)")
+    return value
+
+
+class Message(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    role: Literal["user", "assistant", "system", "tool"]
+    content: str = Field(min_length=1, max_length=32_000)
+    created_at: datetime | None = None
+
+
+class RememberRequest(BaseModel):
+    """A request to remember: one statement (``content``) or a conversation (``messages``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    user_id: str
+    content: str | None = Field(None, min_length=1)
+    messages: list[Message] | None = Field(None, min_length=1, max_length=200)
+    session_id: str = "default"
+    memory_type: MemoryType = "fact"
+    importance: float | None = Field(None, ge=0.0, le=1.0)
+    topic_id: str | None = None
+    source: Source = "user_said"
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    created_at: datetime | None = None
+    idempotency_key: str | None = None
+
+    @field_validator("user_id", "session_id")
+    @classmethod
+    def _ids(cls, v: str, info: Any) -> str:
+        return validate_id(v, info.field_name)
+
+    @field_validator("topic_id", "idempotency_key")
+    @classmethod
+    def _optional_ids(cls, v: str | None, info: Any) -> str | None:
+        return None if v is None else validate_id(v, info.field_name)
+
+    @field_validator("created_at")
+    @classmethod
+    def _created(cls, v: datetime | None) -> datetime | None:
+        return None if v is None else check_timestamp(v, "created_at")
+
+    @model_validator(mode="after")
+    def _one_of(self) -> RememberRequest:
+        if (self.content is None) == (self.messages is None):
+            raise ValueError("give exactly one of 'content' or 'messages'")
+        if self.content is not None and not self.content.strip():
+            raise ValueError("content must not be blank")
+        return self
+
+
+class RecallRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    user_id: str
+    query: str = Field(min_length=1, max_length=4_000)
+    top_k: int | None = Field(None, ge=1, le=100)
+    min_score: float | None = Field(None, ge=-1.0, le=1.0)
+    memory_types: list[MemoryType] | None = Field(None, min_length=1)
+    include_inferred: bool = False
+    min_importance: float | None = Field(None, ge=0.0, le=1.0)
+    conversation: list[Message] | None = None
+    consistency: Literal["strong", "bounded"] | None = None
+    log: bool = True
+
+    @field_validator("user_id")
+    @classmethod
+    def _uid(cls, v: str) -> str:
+        return validate_id(v, "user_id")
+
+    @field_validator("query")
+    @classmethod
+    def _query(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("query must not be blank")
+        return v
+
+
+class EmbeddingInfo(BaseModel):
+    provider: str
+    model: str
+    version: str
+    dim: int
+
+
+class MemoryState(BaseModel):
+    """The mutable part of a memory. It lives in the S3 original, so a re-index restores it."""
+
+    is_active: bool = True
+    deleted_at: datetime | None = None
+    superseded_by: str | None = None
+    supersedes: list[str] = Field(default_factory=list)
+
+
+class Original(BaseModel):
+    """The full original as stored at ``memories/{user_id}/{memory_id}.json``: the source of truth."""
+
+    schema_version: int = ORIGINAL_SCHEMA_VERSION
+    memory_id: str
+    user_id: str
+    session_id: str
+    content: str
+    summary: str
+    memory_type: MemoryType
+    importance: float
+    topic_id: str | None = None
+    source: Source = "user_said"
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    created_at: datetime
+    stored_at: datetime
+    idempotency_key: str | None = None
+    embedding: EmbeddingInfo | None = None
+    state: MemoryState = Field(default_factory=MemoryState)
+    provenance: dict[str, Any] = Field(default_factory=dict)
+    """How this memory came to be (raw statement, extraction from messages, chunk of what)."""
+
+
+class IndexRecord(BaseModel):
+    """One row of the vector index (without its vector)."""
+
+    id: str
+    user_id: str
+    session_id: str
+    memory_type: str
+    summary: str
+    importance: float
+    created_at: datetime
+    topic_id: str | None
+    is_active: bool
+    deleted_at: datetime | None
+    source: str
+    storage_key: str
+
+    @classmethod
+    def from_original(cls, o: Original, storage_key: str) -> IndexRecord:
+        return cls(
+            id=o.memory_id, user_id=o.user_id, session_id=o.session_id,
+            memory_type=o.memory_type, summary=o.summary, importance=o.importance,
+            created_at=o.created_at, topic_id=o.topic_id, is_active=o.state.is_active,
+            deleted_at=o.state.deleted_at, source=o.source, storage_key=storage_key,
+        )
+
+
+class ScoreParts(BaseModel):
+    """Why a memory ranked where it did: score = similarity x decay x importance x type."""
+
+    similarity: float
+    decay: float
+    importance_weight: float
+    type_weight: float
+    score: float
+
+
+class RecallHit(BaseModel):
+    memory_id: str
+    content: str
+    summary: str
+    score: float
+    similarity: float
+    parts: ScoreParts
+    created_at: datetime
+    memory_type: str
+    importance: float
+    topic_id: str | None
+    source: str
+    session_id: str
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class RecallResult(list[RecallHit]):
+    """The hits, best first, plus the ``context`` block for a system prompt and the audit id."""
+
+    def __init__(self, hits: list[RecallHit], context: str, recall_id: str, query: str) -> None:
+        super().__init__(hits)
+        self.context = context
+        self.recall_id = recall_id
+        self.query = query
+
+    @property
+    def hits(self) -> list[RecallHit]:
+        return list(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "recall_id": self.recall_id,
+            "query": self.query,
+            "memories": [h.model_dump(mode="json") for h in self],
+            "context": self.context,
+        }

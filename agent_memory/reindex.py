@@ -1,0 +1,60 @@
+"""Rebuild an index from the originals in the raw store (the source of truth).
+
+Used when the embedding model changes, when moving to another backend, or after
+losing the index. Originals keep their state (active, superseded, deleted), so the
+rebuilt index answers exactly as the old one did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from itertools import islice
+from typing import TypeVar
+
+from agent_memory.embed import Embedder
+from agent_memory.index import VectorIndex
+from agent_memory.model import IndexRecord, Original
+
+T = TypeVar("T")
+
+
+def _batches(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    it = iter(items)
+    while batch := list(islice(it, size)):
+        yield batch
+
+
+@dataclass
+class ReindexReport:
+    indexed: int = 0
+    skipped: int = 0
+
+
+def reindex(originals: Iterable[Original], storage_key: Callable[[Original], str],
+            embedder: Embedder, target: VectorIndex, *, fresh: bool = True,
+            missing_only: bool = False, batch_size: int = 128,
+            on_progress: Callable[[int], None] | None = None) -> ReindexReport:
+    """Embed and write every original into ``target``.
+
+    ``fresh`` drops the target collection first (a clean rebuild, new model pin);
+    ``missing_only`` keeps it and indexes only originals that have no row yet (the
+    reconciler for writes that stopped between the store and the index)."""
+    if fresh and not missing_only:
+        target.drop()
+    target.ensure(embedder.info)
+    report = ReindexReport()
+    for batch in _batches(originals, batch_size):
+        if missing_only:
+            present = {r.id for r in target.get([o.memory_id for o in batch])}
+            todo = [o for o in batch if o.memory_id not in present]
+            report.skipped += len(batch) - len(todo)
+        else:
+            todo = batch
+        if todo:
+            vectors = embedder.embed_documents([o.summary for o in todo])
+            target.write([IndexRecord.from_original(o, storage_key(o)) for o in todo], vectors)
+            report.indexed += len(todo)
+        if on_progress:
+            on_progress(len(batch))
+    return report

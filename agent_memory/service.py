@@ -1,0 +1,358 @@
+"""The ``Memory`` facade: remember, recall, get, forget, versions, timeline, erase.
+
+The same object runs in-process (embedded defaults) and inside the Lambdas. Writes
+are split in two steps so the API can answer before the slow part:
+
+1. :meth:`Memory.stage` validates, assigns ids and writes the originals to the raw
+   store (S3). Nothing reaches the index before its original exists.
+2. :meth:`Memory.index_originals` embeds, resolves topic versions and writes the
+   index. It is idempotent (rows are replaced by id), so a retry, a duplicate
+   queue delivery or a re-index all converge to the same state.
+
+:meth:`Memory.remember` does both at once for in-process use.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from pydantic import ValidationError
+
+from agent_memory.audit import RecallLog
+from agent_memory.config import Settings
+from agent_memory.embed import Embedder, make_embedder
+from agent_memory.errors import AgentMemoryError, InvalidInputError, NotFoundError
+from agent_memory.filters import MemoryFilter
+from agent_memory.ids import memory_id_for_key, new_memory_id, validate_id, validate_memory_id
+from agent_memory.index import VectorIndex, open_index
+from agent_memory.model import (
+    IndexRecord,
+    Message,
+    Original,
+    RecallHit,
+    RecallRequest,
+    RecallResult,
+    RememberRequest,
+    utcnow,
+)
+from agent_memory.prompt import build_context
+from agent_memory.ranking import RankingParams, rank
+from agent_memory.store import RawStore, make_store
+from agent_memory.store.keys import original_key, user_prefix
+
+
+def _validated(model: type[Any], **fields: Any) -> Any:
+    """Build a request model, turning pydantic's report into one readable ValueError."""
+    try:
+        return model(**fields)
+    except ValidationError as exc:
+        parts = []
+        for err in exc.errors():
+            loc = ".".join(str(x) for x in err["loc"]) or "request"
+            parts.append(f"{loc}: {err['msg'].removeprefix('Value error, ')}")
+        raise InvalidInputError("; ".join(parts)) from None
+
+
+class Memory:
+    """Long-term memory for agents. ``Memory()`` needs no server: Milvus Lite + files under ``.local``."""
+
+    def __init__(self, settings: Settings | None = None, *, embedder: Embedder | None = None,
+                 index: VectorIndex | None = None, store: RawStore | None = None) -> None:
+        self.settings = settings or Settings()
+        self.embedder = embedder or make_embedder(self.settings)
+        self.index = index or open_index(self.settings)
+        self.index.ensure(self.embedder.info)
+        self.store = store or make_store(self.settings)
+        self.recall_log = RecallLog(self.store, self.settings.recall_log_prefix)
+
+    # ------------------------------------------------------------------ keys
+    def storage_key(self, user_id: str, memory_id: str) -> str:
+        return original_key(self.settings.key_prefix, user_id, memory_id)
+
+    # ----------------------------------------------------------------- write
+    def remember(self, user_id: str, content: str | None = None, *,
+                 messages: Sequence[dict[str, Any] | Message] | None = None,
+                 session_id: str = "default", memory_type: str = "fact",
+                 importance: float | None = None, topic_id: str | None = None,
+                 source: str = "user_said", metadata: dict[str, Any] | None = None,
+                 created_at: datetime | None = None, idempotency_key: str | None = None) -> list[str]:
+        """Store a statement (``content``) or what is worth keeping in ``messages``; return ids."""
+        req = self.validate_remember(
+            user_id=user_id, content=content, messages=messages, session_id=session_id,
+            memory_type=memory_type, importance=importance, topic_id=topic_id, source=source,
+            metadata=metadata or {}, created_at=created_at, idempotency_key=idempotency_key)
+        originals = self.stage(req)
+        self.index_originals(originals)
+        return [o.memory_id for o in originals]
+
+    def validate_remember(self, **fields: Any) -> RememberRequest:
+        req: RememberRequest = _validated(RememberRequest, **fields)
+        if req.content is not None and len(req.content) > self.settings.max_content_chars:
+            from agent_memory.errors import ContentTooLargeError
+
+            raise ContentTooLargeError(
+                f"content has {len(req.content)} characters; the limit is {self.settings.max_content_chars}")
+        import json
+
+        if len(json.dumps(req.metadata, default=str)) > self.settings.max_metadata_bytes:
+            raise InvalidInputError(f"metadata is larger than {self.settings.max_metadata_bytes} bytes")
+        return req
+
+    def prepare(self, req: RememberRequest) -> list[Original]:
+        """Turn a request into originals (ids, summaries, timestamps). No I/O."""
+        now = utcnow()
+        created = req.created_at or now
+        statements = self._statements(req)
+        originals = []
+        for i, (text, provenance) in enumerate(statements):
+            mid = (memory_id_for_key(req.user_id, req.idempotency_key, i)
+                   if req.idempotency_key else new_memory_id())
+            originals.append(Original(
+                memory_id=mid, user_id=req.user_id, session_id=req.session_id, content=text,
+                summary=text.strip()[: self.settings.summary_chars], memory_type=req.memory_type,
+                importance=(req.importance if req.importance is not None
+                            else self.settings.default_importance),
+                topic_id=req.topic_id, source=req.source, metadata=req.metadata,
+                created_at=created, stored_at=now, idempotency_key=req.idempotency_key,
+                embedding=self.embedder.info, provenance=provenance,
+            ))
+        return originals
+
+    @staticmethod
+    def _statements(req: RememberRequest) -> list[tuple[str, dict[str, Any]]]:
+        """What to store. ``content`` is one statement. For ``messages`` this keeps the user's
+        own turns verbatim (one memory each); the write pipeline replaces this with trigger +
+        extraction when it is configured."""
+        if req.content is not None:
+            return [(req.content, {"kind": "statement"})]
+        assert req.messages is not None
+        return [(m.content, {"kind": "message", "turn": i, "role": m.role})
+                for i, m in enumerate(req.messages) if m.role == "user" and m.content.strip()]
+
+    def stage(self, req: RememberRequest) -> list[Original]:
+        """Validate and write originals to the raw store (step 1 of a write).
+
+        With an ``idempotency_key`` an original that already exists is returned as it is,
+        so a retried request never makes a second memory."""
+        originals = self.prepare(req)
+        out = []
+        for o in originals:
+            key = self.storage_key(o.user_id, o.memory_id)
+            if o.idempotency_key:
+                try:
+                    out.append(Original.model_validate(self.store.get_json(key)))
+                    continue
+                except NotFoundError:
+                    pass
+            self.store.put_json(key, o.model_dump(mode="json"))
+            out.append(o)
+        return out
+
+    def index_originals(self, originals: Sequence[Original]) -> None:
+        """Embed and index originals already in the raw store (step 2), resolving topic versions."""
+        if not originals:
+            return
+        originals = [self._resolve_topic(o) for o in originals]
+        vectors = self.embedder.embed_documents([o.summary for o in originals])
+        records = [IndexRecord.from_original(o, self.storage_key(o.user_id, o.memory_id))
+                   for o in originals]
+        self.index.write(records, vectors)
+        for o in originals:
+            for old_id in o.state.supersedes:
+                self._supersede(o.user_id, old_id, by=o.memory_id)
+
+    def _resolve_topic(self, o: Original) -> Original:
+        """Decide who is current on ``o.topic_id``: the newest by ``created_at`` wins.
+
+        A newer memory deactivates older active ones; a back-filled older memory arrives
+        already inactive. Never deletes anything."""
+        if not o.topic_id:
+            return o
+        active = [r for r in self.index.query(MemoryFilter(
+            user_id=o.user_id, topic_id=o.topic_id, sources=None, active_only=True))
+            if r.id != o.memory_id]
+        newer = [r for r in active if r.created_at > o.created_at]
+        state = o.state.model_copy()
+        if newer:
+            state.is_active = False
+            state.superseded_by = max(newer, key=lambda r: r.created_at).id
+        else:
+            state.supersedes = sorted({*state.supersedes, *(r.id for r in active)})
+        if state == o.state:
+            return o
+        updated = o.model_copy(update={"state": state})
+        self.store.put_json(self.storage_key(o.user_id, o.memory_id), updated.model_dump(mode="json"))
+        return updated
+
+    def _supersede(self, user_id: str, memory_id: str, by: str) -> None:
+        original = self._load_original(user_id, memory_id)
+        if original is None or not original.state.is_active:
+            return
+        original.state.is_active = False
+        original.state.superseded_by = by
+        self.store.put_json(self.storage_key(user_id, memory_id), original.model_dump(mode="json"))
+        self.index.set_state(memory_id, False, original.state.deleted_at)
+
+    def _load_original(self, user_id: str, memory_id: str) -> Original | None:
+        try:
+            return Original.model_validate(self.store.get_json(self.storage_key(user_id, memory_id)))
+        except NotFoundError:
+            return None
+
+    # ------------------------------------------------------------------ read
+    def recall(self, user_id: str, query: str, *, top_k: int | None = None,
+               min_score: float | None = None, memory_types: Sequence[str] | None = None,
+               include_inferred: bool = False, min_importance: float | None = None,
+               conversation: Sequence[dict[str, Any] | Message] | None = None,
+               consistency: str | None = None, log: bool = True) -> RecallResult:
+        """The few memories most relevant to ``query``, best first, with a ``context`` block."""
+        req: RecallRequest = _validated(
+            RecallRequest, user_id=user_id, query=query, top_k=top_k, min_score=min_score,
+            memory_types=list(memory_types) if memory_types is not None else None,
+            include_inferred=include_inferred, min_importance=min_importance,
+            conversation=conversation, consistency=consistency, log=log)
+        return self.recall_request(req)
+
+    def recall_request(self, req: RecallRequest) -> RecallResult:
+        t0 = time.perf_counter()
+        s = self.settings
+        top_k = req.top_k or s.top_k
+        min_score = req.min_score if req.min_score is not None else (
+            s.min_score if s.min_score is not None else self.embedder.default_min_score)
+        flt = MemoryFilter(user_id=req.user_id, memory_types=req.memory_types,
+                           sources=None if req.include_inferred else ("user_said",),
+                           min_importance=req.min_importance)
+        vector = self.embedder.embed_query(req.query)
+        t_embed = time.perf_counter()
+        candidates = self.index.search(vector, flt, limit=max(s.candidate_limit, top_k),
+                                       strong=req.consistency == "strong")
+        t_search = time.perf_counter()
+        now = utcnow()
+        ranked = rank(candidates, now, RankingParams.from_settings(s, min_score), top_k)
+        chosen = [r for r in ranked if r.chosen]
+        docs = self.store.get_many([r.hit.record.storage_key for r in chosen])
+        hits = []
+        for r in chosen:
+            rec, doc = r.hit.record, docs[r.hit.record.storage_key]
+            if doc is None or doc.get("user_id") != req.user_id:
+                continue  # never show an index row whose original is gone or not this user's
+            hits.append(RecallHit(
+                memory_id=rec.id, content=doc.get("content", rec.summary), summary=rec.summary,
+                score=r.parts.score, similarity=r.parts.similarity, parts=r.parts,
+                created_at=rec.created_at, memory_type=rec.memory_type, importance=rec.importance,
+                topic_id=rec.topic_id, source=rec.source, session_id=rec.session_id,
+                metadata=doc.get("metadata", {})))
+        t_fetch = time.perf_counter()
+        recall_id = new_memory_id()
+        result = RecallResult(hits, build_context(hits, s.context_max_chars), recall_id, req.query)
+        if req.log and s.recall_log:
+            self.recall_log.append(req.user_id, recall_id, {
+                "recall_id": recall_id, "user_id": req.user_id, "at": now.isoformat(),
+                "query": req.query, "top_k": top_k, "min_score": min_score,
+                "filter": flt.to_expr(), "model": self.embedder.info.model_dump(),
+                "timings_ms": {"embed": (t_embed - t0) * 1e3, "search": (t_search - t_embed) * 1e3,
+                               "fetch": (t_fetch - t_search) * 1e3},
+                "candidates": [{"memory_id": r.hit.record.id, "summary": r.hit.record.summary,
+                                **r.parts.model_dump(), "chosen": r.chosen, "reason": r.reason}
+                               for r in ranked],
+                "chosen": [h.memory_id for h in hits],
+            })
+        return result
+
+    def _owned_record(self, memory_id: str, user_id: str | None) -> IndexRecord:
+        validate_memory_id(memory_id)
+        if user_id is not None:
+            validate_id(user_id, "user_id")
+        found = self.index.get([memory_id])
+        if not found or (user_id is not None and found[0].user_id != user_id):
+            raise NotFoundError(f"memory {memory_id} not found")
+        return found[0]
+
+    def get(self, memory_id: str, user_id: str | None = None) -> dict[str, Any]:
+        """The index record and the original. With ``user_id``, another user's memory is 'not found'."""
+        rec = self._owned_record(memory_id, user_id)
+        original = self._load_original(rec.user_id, memory_id)
+        if original is None:
+            raise NotFoundError(f"memory {memory_id} has no original in the store")
+        return {"record": rec.model_dump(mode="json"), "original": original.model_dump(mode="json")}
+
+    def timeline(self, user_id: str, *, include_inactive: bool = False, include_deleted: bool = False,
+                 limit: int = 50, before: datetime | None = None) -> list[IndexRecord]:
+        """The user's memories, newest first; page with ``before`` = last item's created_at."""
+        if not 1 <= limit <= 1000:
+            raise InvalidInputError("limit must be between 1 and 1000")
+        flt = MemoryFilter(user_id=user_id, active_only=not include_inactive,
+                           include_deleted=include_deleted, sources=None,
+                           created_before_ms=int(before.timestamp() * 1000) if before else None)
+        rows = sorted(self.index.query(flt), key=lambda r: (r.created_at, r.id), reverse=True)
+        return rows[:limit]
+
+    def versions(self, topic_id: str, *, user_id: str) -> list[IndexRecord]:
+        """Every version of one topic of one user, oldest first (the active one is last)."""
+        flt = MemoryFilter(user_id=user_id, topic_id=topic_id, active_only=False,
+                           include_deleted=True, sources=None)
+        return sorted(self.index.query(flt), key=lambda r: (r.created_at, r.id))
+
+    def recalls(self, user_id: str, limit: int = 50) -> list[dict[str, Any]]:
+        """The recall log of one user, newest first."""
+        return self.recall_log.list(user_id, limit)
+
+    # ------------------------------------------------------------ forgetting
+    def forget(self, memory_id: str, user_id: str | None = None) -> IndexRecord:
+        """Soft delete: the memory stays in history (``deleted_at`` set) but never comes back from recall."""
+        return self._set_deleted(memory_id, user_id, utcnow())
+
+    def restore(self, memory_id: str, user_id: str | None = None) -> IndexRecord:
+        """Undo :meth:`forget`."""
+        return self._set_deleted(memory_id, user_id, None)
+
+    def _set_deleted(self, memory_id: str, user_id: str | None, when: datetime | None) -> IndexRecord:
+        rec = self._owned_record(memory_id, user_id)
+        original = self._load_original(rec.user_id, memory_id)
+        if original is None:
+            raise NotFoundError(f"memory {memory_id} has no original in the store")
+        original.state.deleted_at = when
+        self.store.put_json(rec.storage_key, original.model_dump(mode="json"))  # S3 first
+        self.index.set_state(memory_id, rec.is_active, when)
+        return rec.model_copy(update={"deleted_at": when})
+
+    def erase_user(self, user_id: str) -> dict[str, int]:
+        """Remove every index entry, every original (all S3 versions) and the recall log of a user."""
+        prefix = user_prefix(self.settings.key_prefix, user_id)
+        n_index = self.index.delete_user(user_id)
+        n_objects = self.store.delete_all_versions(prefix)
+        n_logs = self.recall_log.erase(user_id)
+        return {"index_entries": n_index, "object_versions": n_objects, "recall_logs": n_logs}
+
+    # -------------------------------------------------------------- operations
+    def iter_originals(self, user_id: str | None = None) -> Iterable[Original]:
+        """Every original in the store (the source of truth), optionally of one user."""
+        prefix = user_prefix(self.settings.key_prefix, user_id) if user_id else self.settings.key_prefix
+        for key in self.store.list_keys(prefix):
+            if key.endswith(".json"):
+                yield Original.model_validate(self.store.get_json(key))
+
+    def health(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"status": "ok"}
+        for name, check in (("index", self.index.ping), ("store", self.store.ping)):
+            try:
+                check()
+                out[name] = "ok"
+            except AgentMemoryError as exc:
+                out[name] = f"unavailable: {exc}"
+                out["status"] = "degraded"
+        out["embedding"] = self.embedder.info.model_dump()
+        return out
+
+    def selfcheck(self) -> dict[str, Any]:
+        """The canary: write a memory for a reserved user, recall it at once (Strong), check it
+        ranks first, erase it. Returns ``ok`` and timings; never raises for a failed check."""
+        from agent_memory.selfcheck import run_selfcheck
+
+        return run_selfcheck(self)
+
+    def close(self) -> None:
+        self.index.close()

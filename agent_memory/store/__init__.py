@@ -1,0 +1,19 @@
+"""Raw stores (S3 or files) and the helpers that pick one from settings."""
+
+from __future__ import annotations
+
+from agent_memory.config import Settings
+from agent_memory.store.base import RawStore
+
+
+def make_store(settings: Settings) -> RawStore:
+    if settings.store == "s3":
+        from agent_memory.store.s3 import S3Store, make_s3_client
+
+        return S3Store(settings.bucket_name, make_s3_client(settings.s3_endpoint_url, settings.aws_region))
+    from agent_memory.store.file import FileStore
+
+    return FileStore(settings.originals_dir)
+
+
+__all__ = ["RawStore", "make_store"]

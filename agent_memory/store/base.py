@@ -1,0 +1,46 @@
+"""The raw object store interface: JSON documents under keys, S3 semantics."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from agent_memory.errors import NotFoundError
+
+
+class RawStore(ABC):
+    """Where originals and the recall log live. S3 in production; files for the zero-server default."""
+
+    @abstractmethod
+    def put_json(self, key: str, doc: dict[str, Any]) -> None: ...
+
+    @abstractmethod
+    def get_json(self, key: str) -> dict[str, Any]:
+        """The document, or :class:`NotFoundError`."""
+
+    @abstractmethod
+    def list_keys(self, prefix: str) -> Iterator[str]: ...
+
+    @abstractmethod
+    def delete_all_versions(self, prefix: str) -> int:
+        """Remove every object (and every version of it) under ``prefix``; return how many went."""
+
+    @abstractmethod
+    def ping(self) -> None:
+        """Raise :class:`BackendUnavailableError` when the store cannot be reached."""
+
+    def get_many(self, keys: list[str], workers: int = 16) -> dict[str, dict[str, Any] | None]:
+        """Fetch in parallel (recall needs a handful of originals at once). Missing -> None."""
+
+        def one(key: str) -> dict[str, Any] | None:
+            try:
+                return self.get_json(key)
+            except NotFoundError:
+                return None
+
+        if len(keys) <= 1:
+            return {k: one(k) for k in keys}
+        with ThreadPoolExecutor(max_workers=min(workers, len(keys))) as pool:
+            return dict(zip(keys, pool.map(one, keys), strict=True))

@@ -1,0 +1,89 @@
+"""Originals in an S3 bucket (AWS, moto server, LocalStack, MinIO, SeaweedFS).
+
+The bucket is versioned in every deployment we create, so an overwrite (a state
+change such as forget) keeps the previous document as a noncurrent version;
+erasure therefore deletes every version, not just the current object.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+from botocore.config import Config
+from botocore.exceptions import BotoCoreError, ClientError
+
+from agent_memory.errors import BackendUnavailableError, NotFoundError
+from agent_memory.store.base import RawStore
+
+_MISSING = {"NoSuchKey", "404", "NotFound"}
+
+
+def make_s3_client(endpoint_url: str | None, region: str) -> Any:
+    """One client for all threads (boto3 clients are thread-safe), short timeouts, few retries."""
+    cfg = Config(
+        region_name=region, max_pool_connections=32, connect_timeout=3, read_timeout=10,
+        retries={"max_attempts": 3, "mode": "standard"}, s3={"addressing_style": "path"},
+    )
+    return boto3.client("s3", endpoint_url=endpoint_url, config=cfg)
+
+
+class S3Store(RawStore):
+    def __init__(self, bucket: str, client: Any) -> None:
+        self.bucket = bucket
+        self.client = client
+
+    def put_json(self, key: str, doc: dict[str, Any]) -> None:
+        body = json.dumps(doc, ensure_ascii=False).encode("utf-8")
+        try:
+            self.client.put_object(Bucket=self.bucket, Key=key, Body=body,
+                                   ContentType="application/json")
+        except (BotoCoreError, ClientError) as exc:
+            raise BackendUnavailableError(f"S3 write of {key} failed: {exc}") from exc
+
+    def get_json(self, key: str) -> dict[str, Any]:
+        try:
+            resp = self.client.get_object(Bucket=self.bucket, Key=key)
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") in _MISSING:
+                raise NotFoundError(f"no object at {key}") from None
+            raise BackendUnavailableError(f"S3 read of {key} failed: {exc}") from exc
+        except BotoCoreError as exc:
+            raise BackendUnavailableError(f"S3 read of {key} failed: {exc}") from exc
+        doc: dict[str, Any] = json.loads(resp["Body"].read())
+        return doc
+
+    def list_keys(self, prefix: str) -> Iterator[str]:
+        paginator = self.client.get_paginator("list_objects_v2")
+        try:
+            for page in paginator.paginate(Bucket=self.bucket, Prefix=prefix):
+                for obj in page.get("Contents", []):
+                    yield obj["Key"]
+        except (BotoCoreError, ClientError) as exc:
+            raise BackendUnavailableError(f"S3 list of {prefix} failed: {exc}") from exc
+
+    def delete_all_versions(self, prefix: str) -> int:
+        paginator = self.client.get_paginator("list_object_versions")
+        count = 0
+        try:
+            for page in paginator.paginate(Bucket=self.bucket, Prefix=prefix):
+                targets = [{"Key": v["Key"], "VersionId": v["VersionId"]}
+                           for v in page.get("Versions", []) + page.get("DeleteMarkers", [])]
+                for i in range(0, len(targets), 1000):
+                    batch = targets[i:i + 1000]
+                    resp = self.client.delete_objects(Bucket=self.bucket,
+                                                      Delete={"Objects": batch, "Quiet": True})
+                    if resp.get("Errors"):
+                        raise BackendUnavailableError(f"S3 refused deletes: {resp['Errors'][:3]}")
+                    count += len(batch)
+        except (BotoCoreError, ClientError) as exc:
+            raise BackendUnavailableError(f"S3 erase of {prefix} failed: {exc}") from exc
+        return count
+
+    def ping(self) -> None:
+        try:
+            self.client.head_bucket(Bucket=self.bucket)
+        except (BotoCoreError, ClientError) as exc:
+            raise BackendUnavailableError(f"S3 bucket {self.bucket} unreachable: {exc}") from exc

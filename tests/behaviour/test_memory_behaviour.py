@@ -1,0 +1,265 @@
+"""What every backend must do the same way. Each test makes its own users."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+
+from agent_memory import ContentTooLargeError, InvalidInputError, Memory, ModelMismatchError, NotFoundError
+from agent_memory.embed.hashing import HashingEmbedder
+from agent_memory.index import open_index
+from agent_memory.model import Original
+from agent_memory.reindex import reindex
+from tests.conftest import new_user
+
+
+def test_remember_then_recall_with_score_parts(memory: Memory) -> None:
+    u = new_user()
+    [mid] = memory.remember(user_id=u, content="我对花生过敏", importance=0.9)
+    memory.remember(user_id=u, content="I usually go running at 6am before work.")
+    hits = memory.recall(user_id=u, query="点餐时要注意什么")
+    assert hits and hits[0].memory_id == mid
+    top = hits[0]
+    assert top.content == "我对花生过敏"
+    p = top.parts
+    assert top.score == pytest.approx(p.similarity * p.decay * p.importance_weight * p.type_weight)
+    assert "我对花生过敏" in hits.context
+
+
+def test_users_are_isolated(memory: Memory) -> None:
+    a, b = new_user("a"), new_user("b")
+    [ma] = memory.remember(user_id=a, content="My favourite colour is green.")
+    [mb] = memory.remember(user_id=b, content="My favourite colour is green.", topic_id="colour")
+    for hits in (memory.recall(user_id=a, query="favourite colour", min_score=-1, top_k=50),
+                 memory.recall(user_id=a, query="green", min_score=-1, include_inferred=True, top_k=50)):
+        assert {h.memory_id for h in hits} == {ma}
+    with pytest.raises(NotFoundError):
+        memory.get(mb, user_id=a)
+    with pytest.raises(NotFoundError):
+        memory.forget(mb, user_id=a)
+    assert memory.versions("colour", user_id=a) == []
+    assert [r.id for r in memory.timeline(a, include_inactive=True, include_deleted=True)] == [ma]
+    assert all(r["user_id"] == a for r in memory.recalls(a))
+
+
+@pytest.mark.parametrize("hostile", ['u1" or user_id != "', "u1' || 1==1", "../x", "x" * 200, "用户", "a\nb"])
+def test_hostile_user_ids_are_refused_everywhere(memory: Memory, hostile: str) -> None:
+    for call in (lambda: memory.recall(user_id=hostile, query="q"),
+                 lambda: memory.remember(user_id=hostile, content="x"),
+                 lambda: memory.timeline(hostile),
+                 lambda: memory.versions("t", user_id=hostile),
+                 lambda: memory.erase_user(hostile),
+                 lambda: memory.versions(hostile, user_id="u1")):
+        with pytest.raises(InvalidInputError):
+            call()
+
+
+def test_hostile_types_never_widen_the_search(memory: Memory) -> None:
+    u = new_user()
+    memory.remember(user_id=u, content="I like tea", memory_type="preference")
+    with pytest.raises(InvalidInputError):
+        memory.recall(user_id=u, query="tea", memory_types=['preference" or user_id != "'])
+    assert memory.recall(user_id=u, query="tea", memory_types=["event"], min_score=-1) == []
+
+
+def test_newer_topic_version_supersedes_and_history_stays(memory: Memory) -> None:
+    u = new_user()
+    t0 = datetime.now(UTC) - timedelta(days=10)
+    [old] = memory.remember(user_id=u, content="我最喜欢喝拿铁", memory_type="preference", topic_id="drink",
+                            created_at=t0)
+    [new] = memory.remember(user_id=u, content="I switched to americano, no more lattes",
+                            memory_type="preference", topic_id="drink")
+    versions = memory.versions("drink", user_id=u)
+    assert [(v.id, v.is_active) for v in versions] == [(old, False), (new, True)]
+    hits = memory.recall(user_id=u, query="what coffee does the user drink", min_score=-1)
+    assert [h.memory_id for h in hits] == [new]
+    original = memory.get(old, user_id=u)["original"]
+    assert original["state"]["is_active"] is False and original["state"]["superseded_by"] == new
+
+
+def test_backfilled_older_version_arrives_inactive(memory: Memory) -> None:
+    u = new_user()
+    [current] = memory.remember(user_id=u, content="I live in Lisbon", topic_id="city")
+    [older] = memory.remember(user_id=u, content="I live in Berlin", topic_id="city",
+                              created_at=datetime.now(UTC) - timedelta(days=400))
+    assert {v.id: v.is_active for v in memory.versions("city", user_id=u)} == {older: False, current: True}
+
+
+def test_forget_is_soft_and_restorable(memory: Memory) -> None:
+    u = new_user()
+    [mid] = memory.remember(user_id=u, content="My locker code is 4321")
+    memory.forget(mid, user_id=u)
+    assert memory.recall(user_id=u, query="locker code", min_score=-1) == []
+    assert memory.timeline(u) == []
+    [rec] = memory.timeline(u, include_deleted=True)
+    assert rec.id == mid and rec.deleted_at is not None
+    assert memory.get(mid, user_id=u)["original"]["state"]["deleted_at"] is not None
+    memory.restore(mid, user_id=u)
+    assert [h.memory_id for h in memory.recall(user_id=u, query="locker code", min_score=-1)] == [mid]
+
+
+def test_erase_user_removes_everything_and_proves_it(memory: Memory) -> None:
+    u, other = new_user(), new_user()
+    ids = memory.remember(user_id=u, content="I have two cats", topic_id="pets")
+    memory.remember(user_id=u, content="Now I have three cats", topic_id="pets")
+    memory.forget(ids[0], user_id=u)
+    [keep] = memory.remember(user_id=other, content="I have a dog")
+    memory.recall(user_id=u, query="pets")
+    counts = memory.erase_user(u)
+    assert counts["index_entries"] == 2
+    assert counts["object_versions"] >= 2
+    assert counts["recall_logs"] >= 1
+    assert memory.erase_user(u) == {"index_entries": 0, "object_versions": 0, "recall_logs": 0}
+    assert list(memory.store.list_keys(f"memories/{u}/")) == []
+    assert memory.timeline(u, include_inactive=True, include_deleted=True) == []
+    assert memory.get(keep, user_id=other)["record"]["id"] == keep
+
+
+def test_idempotency_key_yields_one_memory(memory: Memory) -> None:
+    u = new_user()
+    first = memory.remember(user_id=u, content="Call mum on Sunday", idempotency_key="msg-1")
+    again = memory.remember(user_id=u, content="Call mum on Sunday", idempotency_key="msg-1")
+    assert first == again
+    assert len(memory.timeline(u)) == 1
+
+
+def test_filters_for_type_importance_and_provenance(memory: Memory) -> None:
+    u = new_user()
+    [said] = memory.remember(user_id=u, content="I am vegetarian", memory_type="preference", importance=0.9)
+    [guess] = memory.remember(user_id=u, content="The user probably avoids meat", source="agent_inferred")
+    [minor] = memory.remember(user_id=u, content="I ate a vegetable soup", memory_type="event", importance=0.1)
+
+    def ids(**kw: object) -> set[str]:
+        return {h.memory_id for h in memory.recall(user_id=u, query="diet and meat", min_score=-1, top_k=10,
+                                                   **kw)}  # type: ignore[arg-type]
+
+    assert ids() == {said, minor}
+    assert ids(include_inferred=True) == {said, guess, minor}
+    assert ids(memory_types=["event"]) == {minor}
+    assert ids(min_importance=0.5) == {said}
+    inferred = [h for h in memory.recall(user_id=u, query="meat", min_score=-1, include_inferred=True)
+                if h.memory_id == guess]
+    assert "inferred" in memory.recall(user_id=u, query="meat", min_score=-1, include_inferred=True).context
+    assert inferred[0].source == "agent_inferred"
+
+
+def test_recall_log_records_candidates_and_choice(memory: Memory) -> None:
+    u = new_user()
+    [mid] = memory.remember(user_id=u, content="My daughter is called Ana")
+    result = memory.recall(user_id=u, query="daughter name", min_score=-1)
+    [entry] = memory.recalls(u)
+    assert entry["recall_id"] == result.recall_id
+    assert entry["query"] == "daughter name" and entry["chosen"] == [mid]
+    cand = entry["candidates"][0]
+    assert {"similarity", "decay", "importance_weight", "type_weight", "score", "reason"} <= cand.keys()
+
+
+def test_timeline_pages_newest_first(memory: Memory) -> None:
+    u = new_user()
+    base = datetime.now(UTC) - timedelta(days=30)
+    ids = [memory.remember(user_id=u, content=f"note number {i}", created_at=base + timedelta(days=i))[0]
+           for i in range(5)]
+    page1 = memory.timeline(u, limit=2)
+    page2 = memory.timeline(u, limit=2, before=page1[-1].created_at)
+    page3 = memory.timeline(u, limit=2, before=page2[-1].created_at)
+    assert [r.id for r in page1 + page2 + page3] == ids[::-1]
+
+
+def test_limits_and_bad_input(memory: Memory) -> None:
+    u = new_user()
+    with pytest.raises(ContentTooLargeError):
+        memory.remember(user_id=u, content="x" * (memory.settings.max_content_chars + 1))
+    with pytest.raises(InvalidInputError, match="timezone"):
+        memory.remember(user_id=u, content="x", created_at=datetime(2024, 1, 1))
+    with pytest.raises(InvalidInputError):
+        memory.remember(user_id=u, content="x", memory_type="secret")
+    with pytest.raises(InvalidInputError):
+        memory.get("not-a-memory-id")
+    assert memory.timeline(u, include_inactive=True, include_deleted=True) == []
+
+
+def test_messages_store_user_turns(memory: Memory) -> None:
+    u = new_user()
+    ids = memory.remember(user_id=u, messages=[{"role": "user", "content": "I moved to Porto"},
+                                                {"role": "assistant", "content": "Nice!"}])
+    assert len(ids) == 1
+    assert memory.get(ids[0], user_id=u)["original"]["provenance"]["kind"] == "message"
+
+
+def test_index_failure_leaves_original_and_reconciler_completes(memory: Memory) -> None:
+    u = new_user()
+    req = memory.validate_remember(user_id=u, content="My passport expires in March 2027")
+    [staged] = memory.stage(req)  # S3 written, index write "lost" (crash before step 2)
+    assert memory.timeline(u) == []
+    assert Original.model_validate(memory.store.get_json(memory.storage_key(u, staged.memory_id)))
+    report = reindex(memory.iter_originals(u), lambda o: memory.storage_key(o.user_id, o.memory_id),
+                     memory.embedder, memory.index, missing_only=True)
+    assert report.indexed == 1
+    again = reindex(memory.iter_originals(u), lambda o: memory.storage_key(o.user_id, o.memory_id),
+                    memory.embedder, memory.index, missing_only=True)
+    assert again.indexed == 0 and again.skipped == 1
+    assert [h.memory_id for h in memory.recall(user_id=u, query="passport expiry", min_score=-1)] == [
+        staged.memory_id]
+
+
+def test_index_never_points_to_a_missing_original(memory: Memory) -> None:
+    class Boom(Exception):
+        pass
+
+    u = new_user()
+    real_put = memory.store.put_json
+
+    def failing_put(key: str, doc: dict[str, object]) -> None:
+        raise Boom("store down")
+
+    memory.store.put_json = failing_put  # type: ignore[method-assign]
+    try:
+        with pytest.raises(Boom):
+            memory.remember(user_id=u, content="this must not be indexed")
+    finally:
+        memory.store.put_json = real_put  # type: ignore[method-assign]
+    assert memory.timeline(u, include_inactive=True, include_deleted=True) == []
+
+
+def test_model_pin_mismatch_is_a_clear_error(memory: Memory) -> None:
+    other = open_index(memory.settings)
+    with pytest.raises(ModelMismatchError, match="reindex") as err:
+        other.ensure(HashingEmbedder().info)
+    assert "use-multilingual-v3" in str(err.value) and "char-bigram-hash" in str(err.value)
+
+
+def test_reindex_into_new_collection_keeps_results_and_state(memory: Memory) -> None:
+    u = new_user()
+    memory.remember(user_id=u, content="I play the cello on Tuesdays")
+    memory.remember(user_id=u, content="My sister lives in Osaka")
+    [gone] = memory.remember(user_id=u, content="My cello teacher is Mr. Kim")
+    memory.forget(gone, user_id=u)
+    before = [h.memory_id for h in memory.recall(user_id=u, query="music instrument", min_score=-1)]
+    target = open_index(memory.settings, collection=memory.settings.collection_name + "_re")
+    report = reindex(memory.iter_originals(u), lambda o: memory.storage_key(o.user_id, o.memory_id),
+                     memory.embedder, target)
+    assert report.indexed == 3
+    vec = memory.embedder.embed_query("music instrument")
+    from agent_memory.filters import MemoryFilter
+
+    after = [h.record.id for h in target.search(vec, MemoryFilter(user_id=u), limit=10, strong=True)]
+    assert after == before and gone not in after
+    target.drop()
+
+
+def test_vector_dimension_is_checked(memory: Memory) -> None:
+    u = new_user()
+    [o] = memory.prepare(memory.validate_remember(user_id=u, content="x"))
+    from agent_memory.model import IndexRecord
+
+    with pytest.raises(ValueError, match="dim"):
+        memory.index.write([IndexRecord.from_original(o, "k")], np.zeros((1, 3), dtype=np.float32))
+
+
+def test_selfcheck_passes_and_cleans_up(memory: Memory) -> None:
+    result = memory.selfcheck()
+    assert result["ok"], result
+    assert memory.timeline(memory.settings.canary_user_id, include_inactive=True, include_deleted=True) == []
+    assert memory.health()["status"] == "ok"

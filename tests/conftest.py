@@ -1,0 +1,61 @@
+"""Shared fixtures: real servers started per test session on free loopback ports."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import boto3
+import pytest
+
+from agent_memory.embed.base import Embedder
+from agent_memory.local.processes import ServerProcess, start_moto
+
+
+def new_user(prefix: str = "u") -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:10]}"
+
+
+@pytest.fixture(scope="session")
+def embedder() -> Embedder:
+    from agent_memory.embed.local_models import Usem3Embedder
+
+    return Usem3Embedder()
+
+
+@pytest.fixture(scope="session")
+def moto_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    server = start_moto(log_path=tmp_path_factory.mktemp("moto") / "moto.log")
+    os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
+    os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
+    yield server
+    server.stop()
+    assert server.proc.poll() is not None
+
+
+def make_bucket(endpoint: str, name: str) -> None:
+    s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1",
+                      aws_access_key_id="testing", aws_secret_access_key="testing")
+    s3.create_bucket(Bucket=name)
+    s3.put_bucket_versioning(Bucket=name, VersioningConfiguration={"Status": "Enabled"})
+
+
+@pytest.fixture(scope="session")
+def milvus_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real Milvus 2.3.5 server confined to loopback (see agent_memory.local.milvus_server)."""
+    from agent_memory.local.milvus_server import LoopbackMilvus
+
+    server = LoopbackMilvus(Path(tmp_path_factory.mktemp("milvus"))).start()
+    yield server.uri
+    server.stop()
+
+
+@pytest.fixture(autouse=True)
+def _aws_test_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Emulators accept any key; never let a test pick up real credentials."""
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    monkeypatch.delenv("AWS_PROFILE", raising=False)

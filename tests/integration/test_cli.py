@@ -1,0 +1,47 @@
+"""The CLI as a user runs it: a real process, the embedded defaults, a temporary folder."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+
+def run(tmp: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "agent_memory.cli", *args, "--data-dir", str(tmp)],
+                          capture_output=True, text=True, check=check, timeout=120)
+
+
+def test_remember_recall_forget_inspect_reindex(tmp_path: Path) -> None:
+    mid = run(tmp_path, "remember", "--user", "u1", "我对花生过敏", "--importance", "0.9").stdout.strip()
+    out = run(tmp_path, "recall", "--user", "u1", "点餐时要注意什么").stdout
+    assert "我对花生过敏" in out and "similarity" in out and mid in out
+
+    shown = json.loads(run(tmp_path, "inspect", mid).stdout)
+    assert shown["original"]["content"] == "我对花生过敏"
+    assert shown["record"]["storage_key"] == f"memories/u1/{mid}.json"
+
+    rebuilt = run(tmp_path, "reindex", "--collection", "rebuilt")
+    assert "indexed 1" in rebuilt.stdout
+
+    run(tmp_path, "forget", mid, "--user", "u1")
+    assert "我对花生过敏" not in run(tmp_path, "recall", "--user", "u1", "点餐时要注意什么").stdout
+    timeline = json.loads(run(tmp_path, "inspect", "--user", "u1", "--all").stdout)
+    assert timeline[0]["deleted_at"] is not None
+
+    erased = json.loads(run(tmp_path, "erase", "--user", "u1", "--yes").stdout)
+    assert erased["index_entries"] == 1
+
+
+def test_bad_input_is_a_clear_error_not_a_traceback(tmp_path: Path) -> None:
+    bad = run(tmp_path, "remember", "--user", "../etc", "x", check=False)
+    assert bad.returncode == 2
+    assert "invalid user_id" in bad.stderr and "Traceback" not in bad.stderr
+    missing = run(tmp_path, "inspect", "0" * 32, check=False)
+    assert missing.returncode == 2 and "not found" in missing.stderr
+
+
+def test_selfcheck_and_health(tmp_path: Path) -> None:
+    assert json.loads(run(tmp_path, "selfcheck").stdout)["ok"] is True
+    assert json.loads(run(tmp_path, "health").stdout)["status"] == "ok"
