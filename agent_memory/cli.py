@@ -205,6 +205,51 @@ def health(data_dir: DataDir = None) -> None:
         raise typer.Exit(code=1)
 
 
+@app.command()
+def up(
+    port: Annotated[int, typer.Option(help="API port on 127.0.0.1 (0 = any free port).")] = 8000,
+    emulator_port: Annotated[int, typer.Option(help="S3/SQS emulator port (0 = any free port).")] = 4566,
+    index: Annotated[str, typer.Option(help="lite (Milvus Lite file) or milvus (a real Milvus server).")] = "lite",
+    selfcheck_every: Annotated[float, typer.Option(help="Seconds between scheduled self-checks.")] = 86_400,
+    s3_endpoint: Annotated[str | None, typer.Option(help="An S3 server to use instead of the emulator.")] = None,
+    sqs_endpoint: Annotated[str | None, typer.Option(help="An SQS endpoint to use instead of moto.")] = None,
+    index_uri: Annotated[str | None, typer.Option(help="An index to use instead of the embedded one.")] = None,
+    data_dir: Annotated[Path, typer.Option("--data-dir")] = Path(".local"),
+) -> None:
+    """Start the local mirror: emulator, bucket and queues, index, and the Lambda handlers."""
+    import logging
+
+    from agent_memory.local.mirror import Mirror, MirrorOptions, wait_for_signal
+
+    if index not in ("lite", "milvus"):
+        raise _fail(ValueError("--index must be lite or milvus"))
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    logging.getLogger("grpc._server").setLevel(logging.CRITICAL)  # Milvus Lite's unimplemented-RPC noise
+    mirror = Mirror(MirrorOptions(data_dir=data_dir, api_port=port, emulator_port=emulator_port,
+                                  index=index, selfcheck_every_s=selfcheck_every,  # type: ignore[arg-type]
+                                  s3_endpoint=s3_endpoint, sqs_endpoint=sqs_endpoint, index_uri=index_uri))
+    try:
+        mirror.start()
+        info = mirror.describe()
+        err_console.print("[bold green]agent-memory local mirror is up[/bold green]")
+        for k, v in info.items():
+            err_console.print(f"  {k:18} {v}")
+        err_console.print("  Ctrl-C (or `make down`) stops every process; data stays in " + str(data_dir))
+        print(json.dumps({"ready": True, **info}), flush=True)
+        wait_for_signal()
+    finally:
+        mirror.stop()
+        err_console.print("stopped")
+
+
+@app.command()
+def down(data_dir: Annotated[Path, typer.Option("--data-dir")] = Path(".local")) -> None:
+    """Stop a running `agent-memory up` (it stops its own child processes)."""
+    from agent_memory.local.mirror import stop_running
+
+    console.print("stopping" if stop_running(data_dir) else "nothing running")
+
+
 def main() -> None:
     app()
 

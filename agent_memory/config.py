@@ -35,6 +35,7 @@ class Settings(BaseSettings):
     key_prefix: str = "memories/"
     recall_log_prefix: str = "recalls/"
     s3_endpoint_url: str | None = None
+    sqs_endpoint_url: str | None = None
     aws_region: str = "us-east-1"
 
     index_uri: str = ""
@@ -65,6 +66,11 @@ class Settings(BaseSettings):
     archive_after_days: int = 180
     archive_storage_class: Literal["GLACIER_IR", "GLACIER", "DEEP_ARCHIVE"] = "GLACIER_IR"
     noncurrent_version_expiry_days: int = 365
+    recall_log_retention_days: int = 400
+
+    # --- API -------------------------------------------------------------------
+    api_keys: list[str] = []
+    """Keys the local gateway accepts in ``x-api-key`` (API Gateway checks them on AWS)."""
 
     # --- recall ----------------------------------------------------------------
     top_k: int = Field(5, ge=1, le=100)

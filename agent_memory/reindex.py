@@ -10,11 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import islice
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from agent_memory.embed import Embedder
 from agent_memory.index import VectorIndex
 from agent_memory.model import IndexRecord, Original
+
+if TYPE_CHECKING:
+    from agent_memory.service import Memory
 
 T = TypeVar("T")
 
@@ -55,6 +58,34 @@ def reindex(originals: Iterable[Original], storage_key: Callable[[Original], str
             vectors = embedder.embed_documents([o.summary for o in todo])
             target.write([IndexRecord.from_original(o, storage_key(o)) for o in todo], vectors)
             report.indexed += len(todo)
+        if on_progress:
+            on_progress(len(batch))
+    return report
+
+
+def index_missing(memory: Memory, batch_size: int = 256,
+                  on_progress: Callable[[int], None] | None = None) -> ReindexReport:
+    """The reconciler: index every original in the store that has no index row yet.
+
+    Ids come from the keys, so only the missing originals are downloaded."""
+    from agent_memory.ids import validate_memory_id
+
+    report = ReindexReport()
+    keys = (k for k in memory.store.list_keys(memory.settings.key_prefix) if k.endswith(".json"))
+    for batch in _batches(keys, batch_size):
+        by_id = {}
+        for key in batch:
+            mid = key.rsplit("/", 1)[-1].removesuffix(".json")
+            try:
+                by_id[validate_memory_id(mid)] = key
+            except ValueError:
+                continue
+        present = {r.id for r in memory.index.get(list(by_id))}
+        missing = [Original.model_validate(memory.store.get_json(k)) for m, k in by_id.items() if m not in present]
+        report.skipped += len(present)
+        if missing:
+            memory.index_originals(missing)
+            report.indexed += len(missing)
         if on_progress:
             on_progress(len(batch))
     return report

@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent_memory.local.processes import die_with_parent
 from agent_memory.local.relay import Relay, tcp_to_unix, unix_to_tcp
 
 MILVUS_PORT_INSIDE = 19530
@@ -96,7 +97,7 @@ class LoopbackMilvus:
         self.proc = subprocess.Popen(
             ["unshare", "--net", "--", sys.executable, "-m", "agent_memory.local.milvus_server",
              "--inside", str(self.data_dir)],
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=die_with_parent,
         )
         deadline = time.monotonic() + timeout_s
         while not ready.exists():
@@ -135,8 +136,10 @@ def main() -> None:
         return
     server = LoopbackMilvus(args.data_dir, port=args.port).start()
     print(f"Milvus ready at {server.uri} (pid {server.proc.pid if server.proc else '?'})", flush=True)
+    signals = {signal.SIGINT, signal.SIGTERM}
+    signal.pthread_sigmask(signal.SIG_BLOCK, signals)
     try:
-        signal.sigwait({signal.SIGINT, signal.SIGTERM})
+        signal.sigwait(signals)
     finally:
         server.stop()
 

@@ -15,6 +15,17 @@ from pathlib import Path
 import httpx
 
 
+def die_with_parent() -> None:
+    """In the child before exec: get SIGTERM when the parent dies, even by SIGKILL (Linux only),
+    so a killed ``up`` or test session never leaves servers behind."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -56,14 +67,18 @@ class ServerProcess:
                 self.proc.wait(timeout=5)
 
 
-def start_moto(port: int = 0, log_path: Path | None = None, timeout_s: float = 30.0) -> ServerProcess:
-    """A moto server (S3, SQS, ...) on 127.0.0.1 as a separate process, speaking real HTTP."""
+def start_moto(port: int = 0, log_path: Path | None = None, timeout_s: float = 60.0,
+               record: Path | None = None) -> ServerProcess:
+    """A moto server (S3, SQS, ...) on 127.0.0.1 as a separate process, speaking real HTTP.
+
+    With ``record``, S3 writes persist in that file and are replayed on the next start."""
     port = port or free_port()
     out = log_path.open("ab") if log_path else subprocess.DEVNULL
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-        stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-    )
+    cmd = [sys.executable, "-m", "agent_memory.local.moto_server", "--port", str(port)]
+    if record:
+        cmd += ["--record", str(record)]
+    proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                            preexec_fn=die_with_parent)
     server = ServerProcess(proc, f"http://127.0.0.1:{port}")
     try:
         wait_http(f"{server.url}/moto-api/", timeout_s, proc)

@@ -1,0 +1,67 @@
+"""Create the bucket and the queues of the stack on an emulator (idempotent).
+
+Same names, lifecycle rules, versioning, encryption, public-access block, TLS-only
+policy and redrive policy as the CDK stack, all from :mod:`agent_memory.aws_resources`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from agent_memory.aws_resources import DLQ_RETENTION_S, lifecycle_rules, redrive_policy, tls_only_policy
+from agent_memory.config import Settings
+
+
+@dataclass(frozen=True)
+class Queues:
+    queue_url: str
+    queue_arn: str
+    dlq_url: str
+    dlq_arn: str
+
+
+def ensure_bucket(s3: Any, s: Settings, tls_only: bool = True) -> list[str]:
+    """Create and configure the bucket; return the settings the server would not take.
+
+    ``tls_only=False`` skips the deny-unless-TLS policy: an emulator on plain-HTTP loopback
+    enforces it and would refuse every request. Versioning is required (erasure and history
+    depend on it); encryption, public-access block and lifecycle are applied where the
+    server implements them (MinIO and SeaweedFS lack some) and reported otherwise."""
+    try:
+        s3.create_bucket(Bucket=s.bucket_name)
+    except ClientError as exc:
+        if exc.response["Error"]["Code"] not in ("BucketAlreadyOwnedByYou", "BucketAlreadyExists"):
+            raise
+    s3.put_bucket_versioning(Bucket=s.bucket_name, VersioningConfiguration={"Status": "Enabled"})
+    optional: list[tuple[str, Any, dict[str, Any]]] = [
+        ("encryption", s3.put_bucket_encryption, {"ServerSideEncryptionConfiguration": {
+            "Rules": [{"ApplyServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}]}}),
+        ("public-access-block", s3.put_public_access_block, {"PublicAccessBlockConfiguration": {
+            "BlockPublicAcls": True, "IgnorePublicAcls": True, "BlockPublicPolicy": True,
+            "RestrictPublicBuckets": True}}),
+        ("lifecycle", s3.put_bucket_lifecycle_configuration,
+         {"LifecycleConfiguration": {"Rules": lifecycle_rules(s)}}),
+    ]
+    if tls_only:
+        optional.append(("tls-only-policy", s3.put_bucket_policy, {"Policy": tls_only_policy(s.bucket_name)}))
+    skipped = []
+    for name, call, kwargs in optional:
+        try:
+            call(Bucket=s.bucket_name, **kwargs)
+        except ClientError as exc:
+            skipped.append(f"{name}: {exc.response['Error'].get('Code')}")
+    return skipped
+
+
+def ensure_queues(sqs: Any, s: Settings) -> Queues:
+    dlq_url = sqs.create_queue(QueueName=s.dead_letter_queue_name,
+                               Attributes={"MessageRetentionPeriod": str(DLQ_RETENTION_S)})["QueueUrl"]
+    dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    attrs = {"VisibilityTimeout": str(s.visibility_timeout_s), "RedrivePolicy": redrive_policy(dlq_arn, s)}
+    queue_url = sqs.create_queue(QueueName=s.write_queue_name)["QueueUrl"]
+    sqs.set_queue_attributes(QueueUrl=queue_url, Attributes=attrs)
+    queue_arn = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    return Queues(queue_url, queue_arn, dlq_url, dlq_arn)

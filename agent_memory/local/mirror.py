@@ -1,0 +1,169 @@
+"""``agent-memory up``: the whole stack on one machine, no Docker.
+
+An emulator process provides S3 and SQS (moto by default); the bucket and queues
+are created from the shared settings; the index is embedded (Milvus Lite) or a real
+Milvus server on loopback; the real Lambda handlers run in this process behind the
+HTTP gateway, the SQS poller and the self-check timer. On start, originals that were
+stored but never indexed (the mirror stopped between the two) are indexed.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from agent_memory import runtime
+from agent_memory.config import Settings
+from agent_memory.local.bootstrap import Queues, ensure_bucket, ensure_queues
+from agent_memory.local.lambda_runtime import HttpGateway, SqsPoller, Timer
+from agent_memory.local.processes import ServerProcess, start_moto
+
+CONSOLE_DIR = Path(__file__).resolve().parent.parent / "console"
+
+
+@dataclass
+class MirrorOptions:
+    data_dir: Path = Path(".local")
+    api_port: int = 8000
+    emulator_port: int = 4566
+    index: Literal["lite", "milvus"] = "lite"
+    visibility_timeout_s: int = 10
+    """Shorter than on AWS so a failed message is retried within seconds locally."""
+    selfcheck_every_s: float = 86_400
+    api_key: str | None = None
+    s3_endpoint: str | None = None
+    """Use this S3 server (e.g. MinIO from docker-compose) instead of the emulator's S3."""
+    sqs_endpoint: str | None = None
+    """Use this SQS endpoint (e.g. LocalStack) instead of starting moto."""
+    index_uri: str | None = None
+    """Use this index (e.g. the compose Milvus) instead of an embedded or loopback one."""
+
+
+@dataclass
+class Mirror:
+    options: MirrorOptions
+    settings: Settings | None = None
+    queues: Queues | None = None
+    api_key: str = ""
+    reconciled: Any = None
+    bucket_settings_skipped: list[str] = field(default_factory=list)
+    _servers: list[Any] = field(default_factory=list)
+    _parts: list[Any] = field(default_factory=list)
+
+    @property
+    def pid_file(self) -> Path:
+        return self.options.data_dir / "mirror.pid"
+
+    def _api_key(self) -> str:
+        if self.options.api_key:
+            return self.options.api_key
+        path = self.options.data_dir / "api_key"
+        if not path.exists():
+            path.write_text(secrets.token_urlsafe(24))
+            path.chmod(0o600)
+        return path.read_text().strip()
+
+    def start(self) -> Mirror:
+        o = self.options
+        o.data_dir.mkdir(parents=True, exist_ok=True)
+        self.api_key = self._api_key()
+        emulator_url = ""
+        if not (o.s3_endpoint and o.sqs_endpoint):
+            moto = start_moto(port=o.emulator_port, record=o.data_dir / "moto-s3-writes.jsonl",
+                              log_path=o.data_dir / "moto.log")
+            self._servers.append(moto)
+            emulator_url = moto.url
+        s3_url, sqs_url = o.s3_endpoint or emulator_url, o.sqs_endpoint or emulator_url
+        index_uri = o.index_uri or str(o.data_dir / "memory.db")
+        if o.index == "milvus" and not o.index_uri:
+            from agent_memory.local.milvus_server import LoopbackMilvus
+
+            milvus = LoopbackMilvus(o.data_dir / "milvus-server").start()
+            self._servers.append(milvus)
+            index_uri = milvus.uri
+        for k, v in (("AWS_ACCESS_KEY_ID", "local"), ("AWS_SECRET_ACCESS_KEY", "local"),
+                     ("AWS_DEFAULT_REGION", "us-east-1")):
+            os.environ.setdefault(k, v)
+        base = Settings()
+        s = base.model_copy(update={
+            "data_dir": o.data_dir, "store": "s3", "s3_endpoint_url": s3_url, "sqs_endpoint_url": sqs_url,
+            "index_uri": index_uri, "visibility_timeout_s": o.visibility_timeout_s,
+            "api_keys": [*base.api_keys, self.api_key],
+        })
+        from agent_memory.queue.sqs import make_sqs_client
+        from agent_memory.store.s3 import make_s3_client
+
+        self.bucket_settings_skipped = ensure_bucket(make_s3_client(s3_url, s.aws_region), s,
+                                                     tls_only=s3_url.startswith("https://"))
+        sqs = make_sqs_client(sqs_url, s.aws_region)
+        self.queues = ensure_queues(sqs, s)
+        s = s.model_copy(update={"write_queue_url": self.queues.queue_url})
+        self.settings = s
+        runtime.configure(s)
+        memory = runtime.memory()  # cold start: model load, index open
+        from agent_memory.reindex import index_missing
+
+        self.reconciled = index_missing(memory)
+        from lambdas import api, ingest, selfcheck
+
+        self._parts = [
+            HttpGateway(api.handler, o.api_port, s.api_keys,
+                        static_dir=CONSOLE_DIR if CONSOLE_DIR.is_dir() else None).start(),
+            SqsPoller(sqs, self.queues.queue_url, self.queues.queue_arn, ingest.handler,
+                      s.ingest_batch_size).start(),
+            Timer(selfcheck.handler, o.selfcheck_every_s, "agent-memory-selfcheck-daily").start(),
+        ]
+        self.pid_file.write_text(str(os.getpid()))
+        return self
+
+    @property
+    def api_url(self) -> str:
+        return f"http://127.0.0.1:{self._parts[0].port}"
+
+    def describe(self) -> dict[str, Any]:
+        assert self.settings is not None and self.queues is not None
+        return {
+            "api": self.api_url, "api_key_file": str(self.options.data_dir / "api_key"),
+            "emulator": self.settings.sqs_endpoint_url, "s3": self.settings.s3_endpoint_url,
+            "bucket": self.settings.bucket_name, "bucket_settings_skipped": self.bucket_settings_skipped,
+            "write_queue": self.queues.queue_url, "dead_letter_queue": self.queues.dlq_url,
+            "index": self.settings.resolved_index_uri,
+            "embedding": runtime.memory().embedder.info.model_dump(),
+            "reconciled_at_start": getattr(self.reconciled, "indexed", 0),
+            "pids": {"runtime": os.getpid(), **{type(x).__name__: x.pid if isinstance(x, ServerProcess)
+                                                else (x.proc.pid if x.proc else None) for x in self._servers}},
+        }
+
+    def stop(self) -> None:
+        for part in reversed(self._parts):
+            part.stop()
+        runtime.reset()
+        for server in reversed(self._servers):
+            server.stop()
+        self._parts.clear()
+        self._servers.clear()
+        self.pid_file.unlink(missing_ok=True)
+
+
+def wait_for_signal() -> None:
+    """Block until SIGINT/SIGTERM (they must be blocked first, or they would kill us before cleanup)."""
+    signals = {signal.SIGINT, signal.SIGTERM}
+    signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+    signal.sigwait(signals)
+
+
+def stop_running(data_dir: Path) -> bool:
+    """``make down``: signal the ``up`` process recorded in the pid file; it cleans up after itself."""
+    pid_file = data_dir / "mirror.pid"
+    if not pid_file.exists():
+        return False
+    try:
+        os.kill(int(pid_file.read_text()), signal.SIGTERM)
+    except (ProcessLookupError, ValueError):
+        pid_file.unlink(missing_ok=True)
+        return False
+    return True

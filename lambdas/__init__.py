@@ -1,0 +1,1 @@
+"""Thin AWS Lambda handlers: Powertools around the ``agent_memory`` core."""

@@ -1,0 +1,174 @@
+"""REST API (API Gateway proxy events): routing, validation and error mapping only.
+
+Every route calls one method of :class:`agent_memory.Memory`. Errors become JSON
+``{"error": <kind>, "message": <text>}`` with the status the core error carries;
+an unexpected exception is logged and answered 500 without a stack trace.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from http import HTTPStatus
+from typing import Annotated, Any
+
+from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response, content_types
+from aws_lambda_powertools.event_handler.exceptions import NotFoundError as RouteNotFound
+from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.event_handler.openapi.params import Query
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from agent_memory import runtime
+from agent_memory.errors import AgentMemoryError, InvalidInputError
+from agent_memory.model import RecallRequest, RememberRequest
+from agent_memory.queue import IndexJob
+
+logger = Logger(service="agent-memory-api")
+tracer = Tracer(service="agent-memory-api")
+metrics = Metrics(namespace="AgentMemory", service="api")
+app = APIGatewayRestResolver(enable_validation=True)
+app.enable_swagger(path="/swagger", title="agent-memory", version="1")
+
+
+def _error(status: int, kind: str, message: str, details: Any = None) -> Response[Any]:
+    body: dict[str, Any] = {"error": kind, "message": message}
+    if details is not None:
+        body["details"] = details
+    return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=body)
+
+
+@app.exception_handler(AgentMemoryError)
+def _core_error(exc: AgentMemoryError) -> Response[Any]:
+    if exc.status_code >= 500:
+        logger.warning("backend unavailable", extra={"error": str(exc)})
+    return _error(exc.status_code, type(exc).__name__, str(exc))
+
+
+@app.exception_handler(RequestValidationError)
+def _validation_error(exc: RequestValidationError) -> Response[Any]:
+    details = [{"loc": list(e.get("loc", [])), "msg": str(e.get("msg", "")).removeprefix("Value error, ")}
+               for e in exc.errors()]
+    summary = "; ".join(f"{'.'.join(str(x) for x in d['loc'])}: {d['msg']}" for d in details)
+    return _error(HTTPStatus.UNPROCESSABLE_ENTITY, "ValidationError", summary or "invalid request", details)
+
+
+@app.exception_handler(RouteNotFound)
+def _no_route(exc: RouteNotFound) -> Response[Any]:
+    return _error(HTTPStatus.NOT_FOUND, "NotFound", "no such route")
+
+
+@app.exception_handler(Exception)
+def _unexpected(exc: Exception) -> Response[Any]:
+    logger.exception("unhandled error")
+    return _error(HTTPStatus.INTERNAL_SERVER_ERROR, "InternalError", "internal error; see the service logs")
+
+
+@app.get("/health")
+def health() -> Response[Any]:
+    result = runtime.memory().health()
+    return Response(status_code=200 if result["status"] == "ok" else 503,
+                    content_type=content_types.APPLICATION_JSON, body=result)
+
+
+@app.get("/openapi.json")
+def openapi() -> Response[str]:
+    return Response(status_code=200, content_type=content_types.APPLICATION_JSON,
+                    body=app.get_openapi_json_schema(title="agent-memory", version="1"))
+
+
+@app.post("/v1/memories")
+def remember(body: RememberRequest) -> Response[Any]:
+    """Store the originals, enqueue indexing, answer 202 at once."""
+    m = runtime.memory()
+    req = m.validate_remember(**body.model_dump())
+    originals = m.stage(req)
+    if not originals:
+        return Response(status_code=200, content_type=content_types.APPLICATION_JSON,
+                        body={"memory_ids": [], "status": "nothing_to_remember"})
+    message_id = runtime.write_queue().send(IndexJob(req.user_id, [o.memory_id for o in originals]))
+    metrics.add_metric(name="MemoriesAccepted", unit="Count", value=len(originals))
+    return Response(status_code=202, content_type=content_types.APPLICATION_JSON,
+                    body={"memory_ids": [o.memory_id for o in originals], "status": "queued",
+                          "message_id": message_id})
+
+
+@app.post("/v1/recall")
+def recall(body: RecallRequest) -> dict[str, Any]:
+    return runtime.memory().recall_request(body).to_dict()
+
+
+@app.get("/v1/memories/<memory_id>")
+def get_memory(memory_id: str, user_id: Annotated[str | None, Query()] = None) -> dict[str, Any]:
+    return runtime.memory().get(memory_id, user_id=user_id)
+
+
+@app.delete("/v1/memories/<memory_id>")
+def forget(memory_id: str, user_id: Annotated[str | None, Query()] = None) -> dict[str, Any]:
+    rec = runtime.memory().forget(memory_id, user_id=user_id)
+    return {"memory_id": rec.id, "deleted_at": rec.deleted_at}
+
+
+@app.post("/v1/memories/<memory_id>/restore")
+def restore(memory_id: str, user_id: Annotated[str | None, Query()] = None) -> dict[str, Any]:
+    rec = runtime.memory().restore(memory_id, user_id=user_id)
+    return {"memory_id": rec.id, "deleted_at": None}
+
+
+@app.get("/v1/users/<user_id>/memories")
+def timeline(user_id: str, include_inactive: Annotated[bool, Query()] = False,
+             include_deleted: Annotated[bool, Query()] = False,
+             limit: Annotated[int, Query(ge=1, le=1000)] = 50,
+             before: Annotated[datetime | None, Query()] = None) -> dict[str, Any]:
+    if before is not None and before.tzinfo is None:
+        raise InvalidInputError("before must be timezone-aware")
+    rows = runtime.memory().timeline(user_id, include_inactive=include_inactive,
+                                     include_deleted=include_deleted, limit=limit, before=before)
+    items = [r.model_dump(mode="json") for r in rows]
+    return {"memories": items, "next_before": items[-1]["created_at"] if len(items) == limit else None}
+
+
+@app.get("/v1/topics/<topic_id>/versions")
+def versions(topic_id: str, user_id: Annotated[str, Query()]) -> dict[str, Any]:
+    rows = runtime.memory().versions(topic_id, user_id=user_id)
+    return {"topic_id": topic_id, "versions": [r.model_dump(mode="json") for r in rows]}
+
+
+@app.delete("/v1/users/<user_id>")
+def erase_user(user_id: str) -> dict[str, Any]:
+    return {"user_id": user_id, "erased": runtime.memory().erase_user(user_id)}
+
+
+@app.get("/v1/users/<user_id>/recalls")
+def recalls(user_id: str, limit: Annotated[int, Query(ge=1, le=500)] = 50) -> dict[str, Any]:
+    return {"recalls": runtime.memory().recalls(user_id, limit=limit)}
+
+
+@app.post("/v1/selfcheck")
+def selfcheck() -> Response[Any]:
+    result = runtime.memory().selfcheck()
+    metrics.add_metric(name="SelfCheckSuccess", unit="Count", value=1 if result["ok"] else 0)
+    return Response(status_code=200 if result["ok"] else 503,
+                    content_type=content_types.APPLICATION_JSON, body=result)
+
+
+def _unsupported_media_type(event: dict[str, Any]) -> dict[str, Any] | None:
+    """A body must be JSON: anything else is refused before routing (Powertools would try to
+    read a form-encoded body as form fields)."""
+    if not event.get("body"):
+        return None
+    headers = {k.lower(): v for k, v in (event.get("headers") or {}).items()}
+    ctype = headers.get("content-type", "").split(";")[0].strip().lower()
+    if ctype == "application/json":
+        return None
+    return {"statusCode": 415, "headers": {"Content-Type": "application/json"},
+            "body": json.dumps({"error": "UnsupportedMediaType",
+                                "message": "send the body as JSON with Content-Type: application/json"})}
+
+
+@logger.inject_lambda_context(clear_state=True)
+@tracer.capture_lambda_handler(capture_response=False)
+@metrics.log_metrics
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    refused = _unsupported_media_type(event)
+    return refused if refused is not None else app.resolve(event, context)

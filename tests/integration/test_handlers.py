@@ -1,0 +1,179 @@
+"""The real Lambda handlers with real event shapes, against S3 and SQS on a moto server process
+and the embedded index: API -> queue -> ingest -> recall, poison messages, duplicates."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_memory import Settings, runtime
+from agent_memory.embed.base import Embedder
+from agent_memory.local.bootstrap import Queues, ensure_bucket, ensure_queues
+from agent_memory.local.events import LocalContext, api_gateway_event, scheduled_event, sqs_event
+from agent_memory.local.processes import ServerProcess
+from agent_memory.queue.sqs import make_sqs_client
+from agent_memory.service import Memory
+from agent_memory.store.s3 import make_s3_client
+from tests.conftest import new_user
+
+
+@pytest.fixture(scope="module")
+def stack(moto_server: ServerProcess, tmp_path_factory: pytest.TempPathFactory,
+          embedder: Embedder) -> Iterator[tuple[Settings, Queues, Any]]:
+    tag = uuid.uuid4().hex[:8]
+    s = Settings(data_dir=Path(tmp_path_factory.mktemp("handlers")), store="s3", bucket_name=f"orig-{tag}",
+                 s3_endpoint_url=moto_server.url, sqs_endpoint_url=moto_server.url,
+                 write_queue_name=f"write-{tag}", dead_letter_queue_name=f"dlq-{tag}", max_receive_count=2,
+                 visibility_timeout_s=1, consistency_level="Strong")
+    ensure_bucket(make_s3_client(moto_server.url, s.aws_region), s, tls_only=False)
+    sqs = make_sqs_client(moto_server.url, s.aws_region)
+    queues = ensure_queues(sqs, s)
+    s = s.model_copy(update={"write_queue_url": queues.queue_url})
+    runtime.configure(s, memory=Memory(s, embedder=embedder))  # share the session's loaded model
+    yield s, queues, sqs
+    runtime.reset()
+
+
+def call_api(method: str, path: str, body: Any = None, query: dict[str, str] | None = None,
+             content_type: str = "application/json") -> tuple[int, Any]:
+    from lambdas import api
+
+    raw = body if isinstance(body, str) or body is None else json.dumps(body)
+    headers = {"content-type": content_type} if raw is not None else {}
+    event = api_gateway_event(method, path, {k: [v] for k, v in (query or {}).items()}, headers, raw)
+    resp = api.handler(event, LocalContext("api"))
+    return resp["statusCode"], json.loads(resp["body"]) if resp.get("body") else None
+
+
+def drain(sqs: Any, queues: Queues, max_batches: int = 20) -> list[dict[str, Any]]:
+    """Run the ingest handler like the event source mapping until the queue is empty."""
+    from lambdas import ingest
+
+    results = []
+    for _ in range(max_batches):
+        msgs = sqs.receive_message(QueueUrl=queues.queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=1,
+                                   AttributeNames=["All"]).get("Messages", [])
+        if not msgs:
+            break
+        try:
+            result = ingest.handler(sqs_event(msgs, queues.queue_arn), LocalContext("ingest"))
+            failed = {f["itemIdentifier"] for f in result["batchItemFailures"]}
+        except Exception:  # every record failed: Powertools fails the invocation, SQS retries all
+            result = {"batchItemFailures": [{"itemIdentifier": m["MessageId"]} for m in msgs]}
+            failed = {m["MessageId"] for m in msgs}
+        for m in msgs:
+            if m["MessageId"] not in failed:
+                sqs.delete_message(QueueUrl=queues.queue_url, ReceiptHandle=m["ReceiptHandle"])
+        results.append(result)
+    return results
+
+
+def test_remember_queue_ingest_recall(stack: tuple[Settings, Queues, Any]) -> None:
+    s, queues, sqs = stack
+    u = new_user()
+    status, body = call_api("POST", "/v1/memories", {"user_id": u, "content": "我对花生过敏", "importance": 0.9})
+    assert status == 202 and body["status"] == "queued"
+    [mid] = body["memory_ids"]
+    # the original is in S3 before the index knows about it
+    s3 = make_s3_client(s.s3_endpoint_url, s.aws_region)
+    assert s3.head_object(Bucket=s.bucket_name, Key=f"memories/{u}/{mid}.json")
+    status, body = call_api("POST", "/v1/recall", {"user_id": u, "query": "点餐时要注意什么"})
+    assert status == 200 and body["memories"] == []
+    drain(sqs, queues)
+    status, body = call_api("POST", "/v1/recall", {"user_id": u, "query": "点餐时要注意什么"})
+    assert [h["memory_id"] for h in body["memories"]] == [mid]
+    assert body["memories"][0]["parts"]["similarity"] > 0 and "我对花生过敏" in body["context"]
+    status, body = call_api("GET", f"/v1/memories/{mid}")
+    assert status == 200 and body["original"]["content"] == "我对花生过敏"
+    status, body = call_api("DELETE", f"/v1/memories/{mid}", query={"user_id": u})
+    assert status == 200 and body["deleted_at"]
+    status, body = call_api("POST", "/v1/recall", {"user_id": u, "query": "点餐时要注意什么"})
+    assert body["memories"] == []
+    status, body = call_api("GET", f"/v1/users/{u}/memories", query={"include_deleted": "true"})
+    assert [r["id"] for r in body["memories"]] == [mid]
+    status, body = call_api("GET", f"/v1/users/{u}/recalls")
+    assert len(body["recalls"]) == 3
+    status, body = call_api("DELETE", f"/v1/users/{u}")
+    assert body["erased"]["index_entries"] == 1 and body["erased"]["object_versions"] >= 2
+
+
+def test_poison_message_goes_to_dlq_while_the_batch_succeeds(stack: tuple[Settings, Queues, Any]) -> None:
+    _, queues, sqs = stack
+    u = new_user()
+    _, good = call_api("POST", "/v1/memories", {"user_id": u, "content": "I keep bees in my garden"})
+    sqs.send_message(QueueUrl=queues.queue_url,
+                     MessageBody=json.dumps({"v": 1, "user_id": u, "memory_ids": ["f" * 32]}))
+    sqs.send_message(QueueUrl=queues.queue_url, MessageBody="not json at all")
+    import time
+
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        drain(sqs, queues)
+        attrs = sqs.get_queue_attributes(QueueUrl=queues.dlq_url, AttributeNames=["ApproximateNumberOfMessages"])
+        if int(attrs["Attributes"]["ApproximateNumberOfMessages"]) >= 2:
+            break
+        time.sleep(1.1)  # visibility timeout is 1 s in this stack
+    dead = sqs.receive_message(QueueUrl=queues.dlq_url, MaxNumberOfMessages=10).get("Messages", [])
+    bodies = sorted(m["Body"] for m in dead)
+    assert len(bodies) == 2 and "not json at all" in bodies
+    _, tl = call_api("GET", f"/v1/users/{u}/memories")
+    assert [r["id"] for r in tl["memories"]] == good["memory_ids"]
+
+
+def test_duplicate_delivery_yields_one_memory(stack: tuple[Settings, Queues, Any]) -> None:
+    _, queues, sqs = stack
+    u = new_user()
+    _, body = call_api("POST", "/v1/memories", {"user_id": u, "content": "My bike is a blue Brompton",
+                                                 "topic_id": "bike", "idempotency_key": "m-1"})
+    msg = json.dumps({"v": 1, "user_id": u, "memory_ids": body["memory_ids"]})
+    sqs.send_message(QueueUrl=queues.queue_url, MessageBody=msg)  # at-least-once: a second copy
+    _, again = call_api("POST", "/v1/memories", {"user_id": u, "content": "My bike is a blue Brompton",
+                                                  "topic_id": "bike", "idempotency_key": "m-1"})
+    assert again["memory_ids"] == body["memory_ids"]
+    drain(sqs, queues)
+    _, tl = call_api("GET", f"/v1/users/{u}/memories", query={"include_inactive": "true"})
+    assert [r["id"] for r in tl["memories"]] == body["memory_ids"]
+    _, versions = call_api("GET", "/v1/topics/bike/versions", query={"user_id": u})
+    assert [v["is_active"] for v in versions["versions"]] == [True]
+
+
+@pytest.mark.parametrize(("method", "path", "body", "status"), [
+    ("POST", "/v1/memories", {"user_id": "../x", "content": "x"}, 422),
+    ("POST", "/v1/memories", {"user_id": "u1"}, 422),
+    ("POST", "/v1/memories", {"user_id": "u1", "content": "x" * 40_000}, 413),
+    ("POST", "/v1/memories", {"user_id": "u1", "content": "x", "created_at": "2024-01-01T00:00:00"}, 422),
+    ("POST", "/v1/recall", {"user_id": 'u1" or user_id != "', "query": "x"}, 422),
+    ("POST", "/v1/recall", {"user_id": "u1", "query": "x", "memory_types": ["fact\" or 1==1"]}, 422),
+    ("POST", "/v1/recall", "{not json", 422),
+    ("GET", "/v1/memories/..%2F..%2Fetc", None, 422),
+    ("GET", "/v1/memories/" + "0" * 32, None, 404),
+    ("GET", "/v1/users/u1/memories", None, 200),
+    ("GET", "/v1/topics/t/versions", None, 422),
+    ("GET", "/v1/nowhere", None, 404),
+])
+def test_bad_requests_get_json_errors(stack: tuple[Settings, Queues, Any], method: str, path: str, body: Any,
+                                      status: int) -> None:
+    got, doc = call_api(method, path, body)
+    assert got == status, doc
+    if status >= 400:
+        assert doc["error"] and doc["message"] and "Traceback" not in json.dumps(doc)
+
+
+def test_form_body_is_refused_as_unsupported(stack: tuple[Settings, Queues, Any]) -> None:
+    got, doc = call_api("POST", "/v1/recall", "user_id=u1&query=x", content_type="application/x-www-form-urlencoded")
+    assert got == 415 and doc["error"] == "UnsupportedMediaType"
+
+
+def test_selfcheck_handler_and_route(stack: tuple[Settings, Queues, Any]) -> None:
+    from lambdas import selfcheck
+
+    assert selfcheck.handler(scheduled_event("daily"), LocalContext("selfcheck"))["ok"] is True
+    status, body = call_api("POST", "/v1/selfcheck")
+    assert status == 200 and body["ok"] is True
+    status, body = call_api("GET", "/health")
+    assert status == 200 and body["store"] == "ok"
