@@ -7,11 +7,12 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+NODE_STAMP := node_modules/.installed
 INDEX  ?= lite
 PORT   ?= 8000
 COMPOSE ?= $(shell docker compose version >/dev/null 2>&1 && echo "docker compose" || echo docker-compose)
 
-.PHONY: up down test lint typecheck unit install clean
+.PHONY: up down test lint typecheck unit install clean synth
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -19,16 +20,23 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-install: $(STAMP)
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --silent
+	touch $(NODE_STAMP)
+
+install: $(STAMP) $(NODE_STAMP)
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check agent_memory lambdas tests
+	$(VENV)/bin/ruff check agent_memory lambdas stacks app.py tests examples
 
 typecheck: $(STAMP)
-	$(VENV)/bin/mypy agent_memory lambdas
+	$(VENV)/bin/mypy agent_memory lambdas stacks app.py
 
-test: lint typecheck
+test: lint typecheck $(NODE_STAMP)
 	$(VENV)/bin/pytest -q -ra
+
+synth: $(STAMP) $(NODE_STAMP)
+	JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION=1 npx cdk synth
 
 unit: $(STAMP)
 	$(VENV)/bin/pytest -q tests/unit

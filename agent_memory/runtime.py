@@ -6,24 +6,56 @@ request; the local runtime calls :func:`reset` when it changes settings in tests
 
 from __future__ import annotations
 
-from functools import lru_cache
+import threading
+from collections.abc import Callable
+from functools import wraps
+from typing import Generic, TypeVar
 
 from agent_memory.config import Settings
 from agent_memory.queue import WriteQueue
 from agent_memory.service import Memory
 
+T = TypeVar("T")
+_lock = threading.RLock()
 
-@lru_cache(maxsize=1)
+
+class _Once(Generic[T]):
+    """Build once, under a lock: a threaded server's first requests arrive together, and building
+    two boto3 clients or two models at once is both wasteful and unsafe."""
+
+    def __init__(self, build: Callable[[], T]) -> None:
+        self._build = build
+        self._value: T | None = None
+        wraps(build)(self)
+
+    def __call__(self) -> T:
+        value = self._value
+        if value is None:
+            with _lock:
+                if self._value is None:
+                    self._value = self._build()
+                value = self._value
+        return value
+
+    @property
+    def built(self) -> bool:
+        return self._value is not None
+
+    def cache_clear(self) -> None:
+        self._value = None
+
+
+@_Once
 def settings() -> Settings:
     return _override[-1] if _override else Settings()
 
 
-@lru_cache(maxsize=1)
+@_Once
 def memory() -> Memory:
     return _memory_override[-1] if _memory_override else Memory(settings())
 
 
-@lru_cache(maxsize=1)
+@_Once
 def write_queue() -> WriteQueue:
     from agent_memory.queue.sqs import SqsWriteQueue, make_sqs_client
 
@@ -47,9 +79,10 @@ _memory_override: list[Memory] = []
 
 
 def reset() -> None:
-    if memory.cache_info().currsize:
+    if memory.built:
         memory().close()
-    for fn in (settings, memory, write_queue):
-        fn.cache_clear()
+    settings.cache_clear()
+    memory.cache_clear()
+    write_queue.cache_clear()
     _override.clear()
     _memory_override.clear()

@@ -28,8 +28,6 @@ def embedder() -> Embedder:
 @pytest.fixture(scope="session")
 def moto_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     server = start_moto(log_path=tmp_path_factory.mktemp("moto") / "moto.log")
-    os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
-    os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
     yield server
     server.stop()
     assert server.proc.poll() is not None
@@ -52,10 +50,10 @@ def milvus_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     server.stop()
 
 
-@pytest.fixture(autouse=True)
-def _aws_test_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Emulators accept any key; never let a test pick up real credentials."""
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    monkeypatch.delenv("AWS_PROFILE", raising=False)
+def pytest_configure(config: pytest.Config) -> None:
+    """Emulators accept any key; never let a test pick up real credentials (set once, for the
+    whole session, so session- and module-scoped fixtures see them too)."""
+    os.environ.update({"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+                       "AWS_DEFAULT_REGION": "us-east-1"})
+    for var in ("AWS_PROFILE", "AWS_SESSION_TOKEN"):
+        os.environ.pop(var, None)

@@ -105,6 +105,7 @@ class Mirror:
         self.settings = s
         runtime.configure(s)
         memory = runtime.memory()  # cold start: model load, index open
+        runtime.write_queue()
         from agent_memory.reindex import index_missing
 
         self.reconciled = index_missing(memory)

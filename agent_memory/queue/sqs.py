@@ -15,7 +15,8 @@ from agent_memory.queue import IndexJob
 def make_sqs_client(endpoint_url: str | None, region: str) -> Any:
     cfg = Config(region_name=region, connect_timeout=3, read_timeout=25,
                  retries={"max_attempts": 3, "mode": "standard"})
-    return boto3.client("sqs", endpoint_url=endpoint_url, config=cfg)
+    # a session of its own: the default session is not safe to build clients from concurrently
+    return boto3.session.Session().client("sqs", endpoint_url=endpoint_url, config=cfg)
 
 
 class SqsWriteQueue:

@@ -27,7 +27,8 @@ def make_s3_client(endpoint_url: str | None, region: str) -> Any:
         region_name=region, max_pool_connections=32, connect_timeout=3, read_timeout=10,
         retries={"max_attempts": 3, "mode": "standard"}, s3={"addressing_style": "path"},
     )
-    return boto3.client("s3", endpoint_url=endpoint_url, config=cfg)
+    # a session of its own: the default session is not safe to build clients from concurrently
+    return boto3.session.Session().client("s3", endpoint_url=endpoint_url, config=cfg)
 
 
 class S3Store(RawStore):

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -59,6 +60,17 @@ class RunningMirror:
         self.proc.wait(timeout=10)
 
 
+def _drain(stream: Any, path: Path) -> None:
+    """Keep reading the mirror's stdout (its JSON logs) into a file, or it blocks on a full pipe."""
+
+    def pump() -> None:
+        with path.open("a") as out:
+            for line in stream:
+                out.write(line)
+
+    threading.Thread(target=pump, daemon=True).start()
+
+
 def start_mirror(data_dir: Path, api_port: int = 0, emulator_port: int = 0, *extra: str,
                  timeout_s: float = 120) -> RunningMirror:
     api_port = api_port or free_port()
@@ -78,6 +90,7 @@ def start_mirror(data_dir: Path, api_port: int = 0, emulator_port: int = 0, *ext
         if line.startswith("{"):
             info = json.loads(line)
             if info.get("ready"):
+                _drain(proc.stdout, data_dir.parent / f"{data_dir.name}-stdout.log")
                 mirror = RunningMirror(proc, info, data_dir, api_port, emulator_port)
                 httpx.get(f"{mirror.url}/health", timeout=10).raise_for_status()
                 return mirror

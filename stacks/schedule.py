@@ -1,0 +1,27 @@
+"""The daily self-check: an EventBridge rule, and an alarm when the canary fails or goes silent."""
+
+from __future__ import annotations
+
+from aws_cdk import Duration
+from aws_cdk import aws_cloudwatch as cw
+from aws_cdk import aws_events as events
+from aws_cdk import aws_events_targets as targets
+from aws_cdk import aws_lambda as lambda_
+from constructs import Construct
+
+
+class SelfCheckSchedule(Construct):
+    def __init__(self, scope: Construct, construct_id: str, *, fn: lambda_.IFunction) -> None:
+        super().__init__(scope, construct_id)
+        self.rule = events.Rule(self, "Daily", schedule=events.Schedule.cron(minute="17", hour="3"),
+                                description="agent-memory canary: write, recall, check, clean up")
+        self.rule.add_target(targets.LambdaFunction(fn, retry_attempts=2))
+        metric = cw.Metric(namespace="AgentMemory", metric_name="SelfCheckSuccess",
+                           dimensions_map={"service": "selfcheck"}, statistic="Minimum",
+                           period=Duration.days(1))
+        self.alarm = cw.Alarm(
+            self, "Failing", metric=metric, threshold=1, evaluation_periods=1,
+            comparison_operator=cw.ComparisonOperator.LESS_THAN_THRESHOLD,
+            treat_missing_data=cw.TreatMissingData.BREACHING,
+            alarm_description="The daily canary failed or did not report: recall is broken or the schedule stopped.",
+        )

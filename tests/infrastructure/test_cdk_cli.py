@@ -1,0 +1,69 @@
+"""`npx cdk synth` from the project's own CLI install, offline, and the Lambda bundle itself."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_npx_cdk_synth_prints_the_stack(tmp_path: Path) -> None:
+    cdk = ROOT / "node_modules" / ".bin" / "cdk"
+    assert cdk.exists(), "node_modules missing: `make install` runs npm ci"
+    env = {**os.environ, "JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION": "1", "CDK_DISABLE_VERSION_CHECK": "1"}
+    out = subprocess.run([str(cdk), "synth", "-c", "bundle=source", "--output", str(tmp_path / "cdk.out"),
+                          "--no-notices", "--no-version-reporting"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "AWS::Lambda::EventSourceMapping" in out.stdout
+    tpl = json.loads((tmp_path / "cdk.out" / "AgentMemory.template.json").read_text())
+    assert sum(r["Type"] == "AWS::Lambda::Function" for r in tpl["Resources"].values()) >= 3
+
+
+def _python312() -> str | None:
+    """A real 3.12 interpreter (pyenv's shim may point at no version, so try the install first)."""
+    candidates = [str(p) for p in sorted(Path.home().glob(".pyenv/versions/3.12*/bin/python3.12"))]
+    candidates += [p for p in (shutil.which("python3.12"),) if p]
+    for cand in candidates:
+        if subprocess.run([cand, "-c", "import venv"], capture_output=True).returncode == 0:
+            return cand
+    return None
+
+
+def test_full_bundle_imports_on_the_lambda_python(tmp_path: Path) -> None:
+    """The manylinux/3.12 bundle imports and loads the model on CPython 3.12 with only boto3 beside
+    it (what the Lambda runtime provides); it also reports the handler init time."""
+    from stacks.bundling import prepare_lambda_asset
+
+    py = _python312()
+    if py is None:
+        pytest.skip("no CPython 3.12 on this machine")
+    asset = prepare_lambda_asset("full")
+    size_mb = sum(p.stat().st_size for p in asset.rglob("*") if p.is_file()) / 1e6
+    assert size_mb < 250, f"bundle is {size_mb:.0f} MB, over Lambda's 250 MB unzipped limit"
+    venv = tmp_path / "lambda-py"
+    subprocess.run([py, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", "boto3"], check=True, timeout=300)
+    probe = (
+        "import time; t=time.perf_counter();"
+        "import lambdas.api, lambdas.ingest, lambdas.selfcheck;"
+        "from agent_memory.embed.local_models import Usem3Embedder; e=Usem3Embedder();"
+        "v=e.embed_query('冷启动'); print(round(time.perf_counter()-t, 3), v.shape[0])"
+    )
+    t0 = time.perf_counter()
+    out = subprocess.run([str(venv / "bin" / "python"), "-c", probe], capture_output=True, text=True,
+                         env={"PYTHONPATH": str(asset), "PATH": os.environ["PATH"], "HOME": str(tmp_path)},
+                         timeout=120)
+    assert out.returncode == 0, out.stderr[-3000:]
+    init_s, dim = out.stdout.split()
+    assert dim == "512"
+    print(f"bundle {size_mb:.0f} MB; import + model load {init_s}s (process {time.perf_counter() - t0:.1f}s)")
+    assert sys.version_info >= (3, 11)
