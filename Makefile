@@ -1,18 +1,24 @@
 # Two commands do all the set-up on a fresh machine:
 #   make up    start the whole local stack and serve the API on 127.0.0.1:8000
 #   make test  lint, type-check and run the whole test suite
-# Options for `make up`: INDEX=milvus (a real Milvus server on loopback), DOCKER=1 (containers
-# from localstack/docker-compose.yml instead of the Docker-free emulator), PORT=8000.
+# Options for `make up`: INDEX=milvus (a real Milvus server on loopback), MIRROR=localstack
+# (LocalStack instead of moto), S3=seaweedfs (a real S3 server process), DOCKER=1 (containers
+# from localstack/docker-compose.yml), PORT=8000.
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
+# LocalStack runs on the host only under Python 3.13: its own venv, made when a 3.13 exists.
+PY313  ?= $(firstword $(wildcard $(HOME)/.pyenv/versions/3.13*/bin/python3.13) $(shell command -v python3.13))
+LS_STAMP := .venv-localstack/.installed
+MIRROR ?= moto
+S3     ?= emulator
 INDEX  ?= lite
 PORT   ?= 8000
 COMPOSE ?= $(shell docker compose version >/dev/null 2>&1 && echo "docker compose" || echo docker-compose)
 
-.PHONY: up down test lint typecheck unit install clean synth
+.PHONY: up down test lint typecheck unit install clean synth localstack
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -24,6 +30,16 @@ $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --silent
 	touch $(NODE_STAMP)
 
+$(LS_STAMP):
+	@if [ -z "$(PY313)" ]; then echo "no Python 3.13: LocalStack mode unavailable (its tests skip)"; exit 0; fi; \
+	test -x .venv-localstack/bin/python || $(PY313) -m venv .venv-localstack; \
+	.venv-localstack/bin/pip install --quiet --upgrade pip && \
+	.venv-localstack/bin/pip install --quiet 'localstack-core[runtime]==2026.3.0' 'cbor2<6' 'pyopenssl<25' \
+	  'cryptography<45' 'joserfc<1.2' service-identity && touch $(LS_STAMP) \
+	  || echo "LocalStack install failed: LocalStack mode unavailable (its tests skip)"
+
+localstack: $(LS_STAMP)
+
 install: $(STAMP) $(NODE_STAMP)
 
 lint: $(STAMP)
@@ -32,7 +48,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy agent_memory lambdas stacks app.py
 
-test: lint typecheck $(NODE_STAMP)
+test: lint typecheck $(NODE_STAMP) $(LS_STAMP)
 	$(VENV)/bin/pytest -q -ra
 
 synth: $(STAMP) $(NODE_STAMP)
@@ -48,8 +64,8 @@ up: $(STAMP)
 	$(VENV)/bin/agent-memory up --port $(PORT) --s3-endpoint http://127.0.0.1:9000 \
 	  --sqs-endpoint http://127.0.0.1:4566 --index-uri http://127.0.0.1:19530
 else
-up: $(STAMP)
-	$(VENV)/bin/agent-memory up --port $(PORT) --index $(INDEX)
+up: $(STAMP) $(if $(filter localstack,$(MIRROR)),$(LS_STAMP))
+	$(VENV)/bin/agent-memory up --port $(PORT) --index $(INDEX) --emulator $(MIRROR) --s3 $(S3)
 endif
 
 down:

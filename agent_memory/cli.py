@@ -214,6 +214,8 @@ def up(
     s3_endpoint: Annotated[str | None, typer.Option(help="An S3 server to use instead of the emulator.")] = None,
     sqs_endpoint: Annotated[str | None, typer.Option(help="An SQS endpoint to use instead of moto.")] = None,
     index_uri: Annotated[str | None, typer.Option(help="An index to use instead of the embedded one.")] = None,
+    emulator: Annotated[str, typer.Option(help="moto or localstack (SQS, EventBridge, and S3 by default).")] = "moto",
+    s3: Annotated[str, typer.Option(help="emulator, or seaweedfs for a real S3 server process.")] = "emulator",
     data_dir: Annotated[Path, typer.Option("--data-dir")] = Path(".local"),
 ) -> None:
     """Start the local mirror: emulator, bucket and queues, index, and the Lambda handlers."""
@@ -221,13 +223,16 @@ def up(
 
     from agent_memory.local.mirror import Mirror, MirrorOptions, wait_for_signal
 
-    if index not in ("lite", "milvus"):
-        raise _fail(ValueError("--index must be lite or milvus"))
+    for value, allowed in ((index, ("lite", "milvus")), (emulator, ("moto", "localstack")),
+                           (s3, ("emulator", "seaweedfs"))):
+        if value not in allowed:
+            raise _fail(ValueError(f"{value!r}: choose one of {', '.join(allowed)}"))
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     logging.getLogger("grpc._server").setLevel(logging.CRITICAL)  # Milvus Lite's unimplemented-RPC noise
     mirror = Mirror(MirrorOptions(data_dir=data_dir, api_port=port, emulator_port=emulator_port,
                                   index=index, selfcheck_every_s=selfcheck_every,  # type: ignore[arg-type]
-                                  s3_endpoint=s3_endpoint, sqs_endpoint=sqs_endpoint, index_uri=index_uri))
+                                  s3_endpoint=s3_endpoint, sqs_endpoint=sqs_endpoint, index_uri=index_uri,
+                                  emulator=emulator, s3=s3))  # type: ignore[arg-type]
     try:
         mirror.start()
         info = mirror.describe()

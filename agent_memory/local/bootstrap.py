@@ -65,3 +65,24 @@ def ensure_queues(sqs: Any, s: Settings) -> Queues:
     sqs.set_queue_attributes(QueueUrl=queue_url, Attributes=attrs)
     queue_arn = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
     return Queues(queue_url, queue_arn, dlq_url, dlq_arn)
+
+
+def make_events_client(endpoint_url: str | None, region: str) -> Any:
+    import boto3
+
+    return boto3.session.Session().client("events", endpoint_url=endpoint_url, region_name=region)
+
+
+def schedule_expression(every_s: float) -> str:
+    minutes = max(1, round(every_s / 60))
+    return "rate(1 day)" if minutes == 1440 else f"rate({minutes} minute{'s' if minutes > 1 else ''})"
+
+
+def ensure_schedule_queue(sqs: Any, events: Any, rule: str, every_s: float) -> str:
+    """An EventBridge schedule rule whose target is a queue (no emulator runs Lambdas without
+    Docker); the local runtime polls the queue and hands each event to the handler."""
+    url = sqs.create_queue(QueueName=f"{rule}-events")["QueueUrl"]
+    arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    events.put_rule(Name=rule, ScheduleExpression=schedule_expression(every_s), State="ENABLED")
+    events.put_targets(Rule=rule, Targets=[{"Id": "local-runtime", "Arn": arn}])
+    return str(url)

@@ -199,3 +199,35 @@ class Timer:
                 self.handler(scheduled_event(self.rule_name), LocalContext(self.rule_name))
             except Exception as exc:  # a failed canary raises on purpose; the alarm is the log line
                 log.warning("%s failed: %s", self.rule_name, exc)
+
+
+class ScheduleQueuePoller:
+    """EventBridge schedule -> queue -> handler: each message body is the scheduled event itself."""
+
+    def __init__(self, sqs: Any, queue_url: str, handler: Handler, rule_name: str) -> None:
+        self.sqs, self.queue_url, self.handler, self.rule_name = sqs, queue_url, handler, rule_name
+        self._stop = threading.Event()
+        self.thread = threading.Thread(target=self._loop, name=f"schedule-{rule_name}", daemon=True)
+
+    def start(self) -> ScheduleQueuePoller:
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.thread.join(timeout=10)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                msgs = self.sqs.receive_message(QueueUrl=self.queue_url, WaitTimeSeconds=1).get("Messages", [])
+            except Exception:
+                log.exception("schedule poll failed")
+                self._stop.wait(1.0)
+                continue
+            for m in msgs:
+                try:
+                    self.handler(json.loads(m["Body"]), LocalContext(self.rule_name))
+                except Exception as exc:
+                    log.warning("%s failed: %s", self.rule_name, exc)
+                self.sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=m["ReceiptHandle"])

@@ -18,11 +18,18 @@ from typing import Any, Literal
 
 from agent_memory import runtime
 from agent_memory.config import Settings
-from agent_memory.local.bootstrap import Queues, ensure_bucket, ensure_queues
-from agent_memory.local.lambda_runtime import HttpGateway, SqsPoller, Timer
-from agent_memory.local.processes import ServerProcess, start_moto
+from agent_memory.local.bootstrap import (
+    Queues,
+    ensure_bucket,
+    ensure_queues,
+    ensure_schedule_queue,
+    make_events_client,
+)
+from agent_memory.local.lambda_runtime import HttpGateway, ScheduleQueuePoller, SqsPoller, Timer
+from agent_memory.local.processes import start_moto
 
 CONSOLE_DIR = Path(__file__).resolve().parent.parent / "console"
+SELFCHECK_RULE = "agent-memory-selfcheck-daily"
 
 
 @dataclass
@@ -41,6 +48,10 @@ class MirrorOptions:
     """Use this SQS endpoint (e.g. LocalStack) instead of starting moto."""
     index_uri: str | None = None
     """Use this index (e.g. the compose Milvus) instead of an embedded or loopback one."""
+    emulator: Literal["moto", "localstack"] = "moto"
+    """The AWS emulator for SQS (and S3 unless ``s3`` says otherwise)."""
+    s3: Literal["emulator", "seaweedfs"] = "emulator"
+    """``seaweedfs``: a real S3 server process (standing in for MinIO) instead of the emulator's S3."""
 
 
 @dataclass
@@ -71,13 +82,25 @@ class Mirror:
         o = self.options
         o.data_dir.mkdir(parents=True, exist_ok=True)
         self.api_key = self._api_key()
+        s3_url = o.s3_endpoint
+        if not s3_url and o.s3 == "seaweedfs":
+            from agent_memory.local.seaweedfs import LoopbackSeaweedFS
+
+            weed = LoopbackSeaweedFS(o.data_dir / "seaweedfs").start()
+            self._servers.append(weed)
+            s3_url = weed.url
         emulator_url = ""
-        if not (o.s3_endpoint and o.sqs_endpoint):
-            moto = start_moto(port=o.emulator_port, record=o.data_dir / "moto-s3-writes.jsonl",
-                              log_path=o.data_dir / "moto.log")
-            self._servers.append(moto)
-            emulator_url = moto.url
-        s3_url, sqs_url = o.s3_endpoint or emulator_url, o.sqs_endpoint or emulator_url
+        if not (s3_url and o.sqs_endpoint):
+            if o.emulator == "localstack":
+                from agent_memory.local.localstack import start_localstack
+
+                emulator = start_localstack(o.data_dir / "localstack", port=o.emulator_port)
+            else:
+                emulator = start_moto(port=o.emulator_port, record=o.data_dir / "moto-s3-writes.jsonl",
+                                      log_path=o.data_dir / "moto.log")
+            self._servers.append(emulator)
+            emulator_url = emulator.url
+        s3_url, sqs_url = s3_url or emulator_url, o.sqs_endpoint or emulator_url
         index_uri = o.index_uri or str(o.data_dir / "memory.db")
         if o.index == "milvus" and not o.index_uri:
             from agent_memory.local.milvus_server import LoopbackMilvus
@@ -111,12 +134,19 @@ class Mirror:
         self.reconciled = index_missing(memory)
         from lambdas import api, ingest, selfcheck
 
+        if o.emulator == "localstack" and not o.sqs_endpoint:
+            # EventBridge really schedules here: the rule delivers to a queue the runtime polls
+            schedule_url = ensure_schedule_queue(sqs, make_events_client(sqs_url, s.aws_region),
+                                                 SELFCHECK_RULE, o.selfcheck_every_s)
+            trigger: Any = ScheduleQueuePoller(sqs, schedule_url, selfcheck.handler, SELFCHECK_RULE)
+        else:
+            trigger = Timer(selfcheck.handler, o.selfcheck_every_s, SELFCHECK_RULE)
         self._parts = [
             HttpGateway(api.handler, o.api_port, s.api_keys,
                         static_dir=CONSOLE_DIR if CONSOLE_DIR.is_dir() else None).start(),
             SqsPoller(sqs, self.queues.queue_url, self.queues.queue_arn, ingest.handler,
                       s.ingest_batch_size).start(),
-            Timer(selfcheck.handler, o.selfcheck_every_s, "agent-memory-selfcheck-daily").start(),
+            trigger.start(),
         ]
         self.pid_file.write_text(str(os.getpid()))
         return self
@@ -129,14 +159,14 @@ class Mirror:
         assert self.settings is not None and self.queues is not None
         return {
             "api": self.api_url, "api_key_file": str(self.options.data_dir / "api_key"),
-            "emulator": self.settings.sqs_endpoint_url, "s3": self.settings.s3_endpoint_url,
+            "emulator": self.settings.sqs_endpoint_url, "emulator_kind": self.options.emulator,
+            "s3": self.settings.s3_endpoint_url,
             "bucket": self.settings.bucket_name, "bucket_settings_skipped": self.bucket_settings_skipped,
             "write_queue": self.queues.queue_url, "dead_letter_queue": self.queues.dlq_url,
             "index": self.settings.resolved_index_uri,
             "embedding": runtime.memory().embedder.info.model_dump(),
             "reconciled_at_start": getattr(self.reconciled, "indexed", 0),
-            "pids": {"runtime": os.getpid(), **{type(x).__name__: x.pid if isinstance(x, ServerProcess)
-                                                else (x.proc.pid if x.proc else None) for x in self._servers}},
+            "pids": {"runtime": os.getpid(), **{type(x).__name__: x.pid for x in self._servers}},
         }
 
     def stop(self) -> None:

@@ -36,6 +36,10 @@ class Relay:
         self._closed = threading.Event()
         self._thread = threading.Thread(target=self._serve, daemon=True, name="relay")
 
+    @property
+    def port(self) -> int:
+        return int(self._listener.getsockname()[1])
+
     def start(self) -> Relay:
         self._thread.start()
         return self

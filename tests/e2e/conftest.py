@@ -67,6 +67,7 @@ def _drain(stream: Any, path: Path) -> None:
         with path.open("a") as out:
             for line in stream:
                 out.write(line)
+                out.flush()
 
     threading.Thread(target=pump, daemon=True).start()
 

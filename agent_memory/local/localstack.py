@@ -1,0 +1,51 @@
+"""LocalStack on the host, without Docker.
+
+LocalStack 2026.3 runs as a plain process only under Python 3.13, so it lives in its own venv
+(``.venv-localstack``, made by ``make localstack``; override with AGENT_MEMORY_LOCALSTACK_PYTHON).
+It serves S3, SQS and EventBridge on one gateway port bound to 127.0.0.1; it cannot run Lambdas
+without Docker, which is why the local runtime calls the handlers itself.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from agent_memory.local.processes import ServerProcess, die_with_parent, free_port, wait_http
+
+PINS = ["localstack-core[runtime]==2026.3.0", "cbor2<6", "pyopenssl<25", "cryptography<45", "joserfc<1.2",
+        "service-identity"]
+
+
+def localstack_python() -> Path:
+    configured = os.environ.get("AGENT_MEMORY_LOCALSTACK_PYTHON")
+    candidates = [Path(configured)] if configured else []
+    here = Path.cwd()
+    candidates += [here / ".venv-localstack" / "bin" / "python",
+                   Path(__file__).resolve().parents[2] / ".venv-localstack" / "bin" / "python"]
+    for cand in candidates:
+        if cand.exists():
+            return cand
+    raise RuntimeError("LocalStack is not installed: run `make localstack` (needs Python 3.13)")
+
+
+def start_localstack(data_dir: Path, port: int = 0, timeout_s: float = 90.0) -> ServerProcess:
+    port = port or free_port()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    env = {
+        **os.environ,
+        "GATEWAY_LISTEN": f"127.0.0.1:{port}", "OVERRIDE_IN_DOCKER": "0", "DISABLE_EVENTS": "1",
+        "FILESYSTEM_ROOT": str(data_dir.resolve()), "DNS_ADDRESS": "0", "LOCALSTACK_TELEMETRY": "0",
+        "SERVICES": "s3,sqs,events,sts,iam,cloudformation", "EAGER_SERVICE_LOADING": "0",
+    }
+    log = (data_dir / "localstack.log").open("ab")
+    proc = subprocess.Popen([str(localstack_python()), "-m", "localstack.runtime.main"], env=env, stdout=log,
+                            stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=die_with_parent)
+    server = ServerProcess(proc, f"http://127.0.0.1:{port}")
+    try:
+        wait_http(f"{server.url}/_localstack/health", timeout_s, proc)
+    except Exception:
+        server.stop()
+        raise
+    return server
