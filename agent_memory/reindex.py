@@ -55,11 +55,12 @@ def reindex(originals: Iterable[Original], storage_key: Callable[[Original], str
         else:
             todo = batch
         if todo:
-            vectors = embedder.embed_documents([o.summary for o in todo])
+            vectors = embedder.embed_documents([o.embedding_text() for o in todo])
             target.write([IndexRecord.from_original(o, storage_key(o)) for o in todo], vectors)
             report.indexed += len(todo)
         if on_progress:
             on_progress(len(batch))
+    target.flush()
     return report
 
 
@@ -88,4 +89,5 @@ def index_missing(memory: Memory, batch_size: int = 256,
             report.indexed += len(missing)
         if on_progress:
             on_progress(len(batch))
+    memory.index.flush()
     return report

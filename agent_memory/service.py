@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any
 
@@ -28,6 +29,7 @@ from agent_memory.errors import AgentMemoryError, InvalidInputError, NotFoundErr
 from agent_memory.filters import MemoryFilter
 from agent_memory.ids import memory_id_for_key, new_memory_id, validate_id, validate_memory_id
 from agent_memory.index import VectorIndex, open_index
+from agent_memory.lexical import bm25_scores, normalized
 from agent_memory.model import (
     IndexRecord,
     Message,
@@ -39,7 +41,7 @@ from agent_memory.model import (
     utcnow,
 )
 from agent_memory.prompt import build_context
-from agent_memory.ranking import RankingParams, rank
+from agent_memory.ranking import RankingParams, dense_candidates, fuse, rank
 from agent_memory.store import RawStore, make_store
 from agent_memory.store.keys import original_key, user_prefix
 
@@ -78,15 +80,28 @@ class Memory:
                  session_id: str = "default", memory_type: str = "fact",
                  importance: float | None = None, topic_id: str | None = None,
                  source: str = "user_said", metadata: dict[str, Any] | None = None,
-                 created_at: datetime | None = None, idempotency_key: str | None = None) -> list[str]:
+                 created_at: datetime | None = None, idempotency_key: str | None = None,
+                 context: str | None = None) -> list[str]:
         """Store a statement (``content``) or what is worth keeping in ``messages``; return ids."""
         req = self.validate_remember(
-            user_id=user_id, content=content, messages=messages, session_id=session_id,
+            user_id=user_id, content=content, messages=messages, session_id=session_id, context=context,
             memory_type=memory_type, importance=importance, topic_id=topic_id, source=source,
             metadata=metadata or {}, created_at=created_at, idempotency_key=idempotency_key)
         originals = self.stage(req)
         self.index_originals(originals)
         return [o.memory_id for o in originals]
+
+    def remember_many(self, requests: Sequence[dict[str, Any]], batch_size: int = 256) -> list[list[str]]:
+        """Bulk import: validate everything first (nothing is written if one request is bad), then
+        store all originals and index them in batches. Returns the ids per request."""
+        reqs = [self.validate_remember(**r) for r in requests]
+        with ThreadPoolExecutor(max_workers=16) as pool:  # S3 puts are I/O: overlap them
+            staged = list(pool.map(self.stage, reqs))
+        flat = [o for group in staged for o in group]
+        for i in range(0, len(flat), batch_size):
+            self.index_originals(flat[i:i + batch_size])
+        self.index.flush()
+        return [[o.memory_id for o in group] for group in staged]
 
     def validate_remember(self, **fields: Any) -> RememberRequest:
         req: RememberRequest = _validated(RememberRequest, **fields)
@@ -107,12 +122,12 @@ class Memory:
         created = req.created_at or now
         statements = self._statements(req)
         originals = []
-        for i, (text, provenance) in enumerate(statements):
+        for i, (text, context, provenance) in enumerate(statements):
             mid = (memory_id_for_key(req.user_id, req.idempotency_key, i)
                    if req.idempotency_key else new_memory_id())
             originals.append(Original(
                 memory_id=mid, user_id=req.user_id, session_id=req.session_id, content=text,
-                summary=text.strip()[: self.settings.summary_chars], memory_type=req.memory_type,
+                summary=text.strip()[: self.settings.summary_chars], context=context, memory_type=req.memory_type,
                 importance=(req.importance if req.importance is not None
                             else self.settings.default_importance),
                 topic_id=req.topic_id, source=req.source, metadata=req.metadata,
@@ -122,15 +137,16 @@ class Memory:
         return originals
 
     @staticmethod
-    def _statements(req: RememberRequest) -> list[tuple[str, dict[str, Any]]]:
-        """What to store. ``content`` is one statement. For ``messages`` this keeps the user's
-        own turns verbatim (one memory each); the write pipeline replaces this with trigger +
-        extraction when it is configured."""
+    def _statements(req: RememberRequest) -> list[tuple[str, str | None, dict[str, Any]]]:
+        """What to store: (text, context, provenance). ``content`` is one statement. For
+        ``messages`` this keeps the user's own turns verbatim (one memory each, the previous
+        message as context); the write pipeline replaces this with trigger + extraction."""
         if req.content is not None:
-            return [(req.content, {"kind": "statement"})]
+            return [(req.content, req.context, {"kind": "statement"})]
         assert req.messages is not None
-        return [(m.content, {"kind": "message", "turn": i, "role": m.role})
-                for i, m in enumerate(req.messages) if m.role == "user" and m.content.strip()]
+        msgs = req.messages
+        return [(m.content, msgs[i - 1].content if i else req.context, {"kind": "message", "turn": i, "role": m.role})
+                for i, m in enumerate(msgs) if m.role == "user" and m.content.strip()]
 
     def stage(self, req: RememberRequest) -> list[Original]:
         """Validate and write originals to the raw store (step 1 of a write).
@@ -156,7 +172,7 @@ class Memory:
         if not originals:
             return
         originals = [self._resolve_topic(o) for o in originals]
-        vectors = self.embedder.embed_documents([o.summary for o in originals])
+        vectors = self.embedder.embed_documents([o.embedding_text() for o in originals])
         records = [IndexRecord.from_original(o, self.storage_key(o.user_id, o.memory_id))
                    for o in originals]
         self.index.write(records, vectors)
@@ -227,11 +243,28 @@ class Memory:
                            min_importance=req.min_importance)
         vector = self.embedder.embed_query(req.query)
         t_embed = time.perf_counter()
-        candidates = self.index.search(vector, flt, limit=max(s.candidate_limit, top_k),
-                                       strong=req.consistency == "strong")
+        limit = max(s.candidate_limit, top_k)
+        strong = req.consistency == "strong"
+        params = RankingParams.from_settings(
+            s, min_score, s.dense_weight if s.dense_weight is not None else self.embedder.default_dense_weight)
+        lexical_used = False
+        if s.hybrid and s.lexical_max_docs:
+            # One search as wide as the lexical corpus: it returns every memory of the user that
+            # passes the filter, with its exact similarity, when there are fewer than the cap.
+            found = self.index.search(vector, flt, limit=s.lexical_max_docs, strong=strong)
+            if len(found) < s.lexical_max_docs:
+                corpus = [h.record for h in found]
+                lexical = 0.5 * normalized(bm25_scores(req.query, [r.summary for r in corpus])) + 0.5 * normalized(
+                    bm25_scores(req.query, [f"{r.context} {r.summary}" for r in corpus]))
+                candidates = fuse(found, corpus, normalized(lexical).tolist(), params, limit=limit)
+                lexical_used = True
+            else:
+                candidates = dense_candidates(found[:limit])
+        else:
+            candidates = dense_candidates(self.index.search(vector, flt, limit=limit, strong=strong))
         t_search = time.perf_counter()
         now = utcnow()
-        ranked = rank(candidates, now, RankingParams.from_settings(s, min_score), top_k)
+        ranked = rank(candidates, now, params, top_k)
         chosen = [r for r in ranked if r.chosen]
         docs = self.store.get_many([r.hit.record.storage_key for r in chosen])
         hits = []
@@ -252,7 +285,7 @@ class Memory:
             self.recall_log.append(req.user_id, recall_id, {
                 "recall_id": recall_id, "user_id": req.user_id, "at": now.isoformat(),
                 "query": req.query, "top_k": top_k, "min_score": min_score,
-                "filter": flt.to_expr(), "model": self.embedder.info.model_dump(),
+                "filter": flt.to_expr(), "model": self.embedder.info.model_dump(), "hybrid": lexical_used,
                 "timings_ms": {"embed": (t_embed - t0) * 1e3, "search": (t_search - t_embed) * 1e3,
                                "fetch": (t_fetch - t_search) * 1e3},
                 "candidates": [{"memory_id": r.hit.record.id, "summary": r.hit.record.summary,

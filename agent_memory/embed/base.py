@@ -29,6 +29,8 @@ class Embedder(ABC):
     info: EmbeddingInfo
     default_min_score: float
     """Similarity below which a hit is noise for this model (calibrated per model)."""
+    default_dense_weight: float = 0.5
+    """Share of this model's similarity in hybrid relevance (the rest is BM25), tuned per model."""
 
     @abstractmethod
     def embed_documents(self, texts: list[str]) -> Vectors:

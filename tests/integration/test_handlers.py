@@ -177,3 +177,23 @@ def test_selfcheck_handler_and_route(stack: tuple[Settings, Queues, Any]) -> Non
     assert status == 200 and body["ok"] is True
     status, body = call_api("GET", "/health")
     assert status == 200 and body["store"] == "ok"
+
+
+def test_s3_unreachable_is_503_and_nothing_is_enqueued(stack: tuple[Settings, Queues, Any],
+                                                        embedder: Embedder) -> None:
+    from agent_memory.local.processes import free_port
+
+    s, queues, sqs = stack
+    dead = s.model_copy(update={"s3_endpoint_url": f"http://127.0.0.1:{free_port()}"})
+    healthy = runtime.memory()
+    runtime.configure(dead, memory=Memory(dead, embedder=embedder, index=healthy.index))
+    try:
+        before = sqs.get_queue_attributes(QueueUrl=queues.queue_url, AttributeNames=["ApproximateNumberOfMessages"])
+        status, body = call_api("POST", "/v1/memories", {"user_id": new_user(), "content": "I live in Lisbon"})
+        assert status == 503 and body["error"] == "BackendUnavailableError" and "S3" in body["message"]
+        after = sqs.get_queue_attributes(QueueUrl=queues.queue_url, AttributeNames=["ApproximateNumberOfMessages"])
+        assert after["Attributes"] == before["Attributes"]
+        status, body = call_api("GET", "/health")
+        assert status == 503 and body["store"].startswith("unavailable")
+    finally:
+        runtime.configure(s, memory=healthy)

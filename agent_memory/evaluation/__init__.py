@@ -1,0 +1,1 @@
+"""Reproducible measurements: ``agent-memory eval`` (recall quality) and ``agent-memory bench`` (speed)."""

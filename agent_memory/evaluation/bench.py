@@ -1,0 +1,145 @@
+"""``agent-memory bench``: load N synthetic memories over U users, then measure.
+
+What is timed, each in the same run:
+- bulk load (embed + store originals + index), memories/s;
+- ingest as the queue worker does it: ``index_originals`` on batches of 10 (the SQS batch size)
+  for originals already in the store, memories/s (no LLM);
+- remember at the API edge: validate + store the original (``Memory.stage``), the part the
+  caller waits for before its 202;
+- recall, service level (embed + search + lexical + fetch originals + rank), p50/p95/p99 with
+  1 and 8 concurrent callers;
+- index-only search (precomputed query vectors);
+- peak RSS of this process; Lambda handler init (import + model load) in a fresh interpreter.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from agent_memory.config import Settings
+from agent_memory.evaluation.synthetic import memories, questions
+from agent_memory.filters import MemoryFilter
+
+Progress = Callable[[str, int], None]
+
+
+def _pcts(values_ms: list[float]) -> dict[str, float]:
+    v = sorted(values_ms)
+    if not v:
+        return {}
+
+    def at(q: float) -> float:
+        return round(v[min(len(v) - 1, int(q * len(v)))], 2)
+
+    return {"p50": at(0.50), "p95": at(0.95), "p99": at(0.99), "mean": round(statistics.fmean(v), 2), "n": len(v)}
+
+
+def _timed(fn: Callable[[], Any]) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t0) * 1000
+
+
+def handler_init_seconds(settings_env: dict[str, str]) -> float:
+    """A fresh interpreter: import the API handler module and build the runtime's Memory (model load,
+    index and store clients), i.e. what a Lambda cold start pays before the first request."""
+    probe = ("import time; t=time.perf_counter(); import lambdas.api; from agent_memory import runtime; "
+             "runtime.memory(); print(time.perf_counter()-t)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300,
+                         env={**os.environ, **settings_env})
+    if out.returncode != 0:
+        raise RuntimeError(f"handler init probe failed: {out.stderr[-2000:]}")
+    return round(float(out.stdout.strip().splitlines()[-1]), 3)
+
+
+def run(n: int, users: int, settings: Settings, on_progress: Progress | None = None,
+        recall_queries: int = 400, label: str = "") -> dict[str, Any]:
+    from agent_memory.service import Memory
+
+    def tick(stage: str, k: int = 1) -> None:
+        if on_progress:
+            on_progress(stage, k)
+
+    m = Memory(settings)
+    batch: list[dict[str, Any]] = []
+    t_load = 0.0
+    for item in memories(n, users):
+        batch.append({"user_id": item.user_id, "content": item.content, "memory_type": item.memory_type})
+        if len(batch) == 1000:
+            t_load += _timed(partial(m.remember_many, batch)) / 1000
+            tick("load", len(batch))
+            batch = []
+    if batch:
+        t_load += _timed(partial(m.remember_many, batch)) / 1000
+        tick("load", len(batch))
+
+    # ingest worker path: originals already stored, index in SQS-sized batches
+    staged = [m.stage(m.validate_remember(user_id=f"bench-ingest-{i % 50}", content=f"ingest probe {i}"))[0]
+              for i in range(500)]
+    t0 = time.perf_counter()
+    for i in range(0, len(staged), 10):
+        m.index_originals(staged[i:i + 10])
+    ingest_rate = len(staged) / (time.perf_counter() - t0)
+
+    def api_remember(i: int) -> None:
+        m.stage(m.validate_remember(user_id=f"bench-api-{i % 20}", content=f"api probe {i}"))
+
+    stage_ms = [_timed(partial(api_remember, i)) for i in range(200)]
+
+    qs = questions(recall_queries, users)
+    for user, q in qs[:20]:  # warm caches
+        m.recall(user_id=user, query=q, log=False)
+
+    def one(uq: tuple[str, str]) -> float:
+        result: float = _timed(lambda: m.recall(user_id=uq[0], query=uq[1]))
+        tick("recall")
+        return result
+
+    c1 = [one(uq) for uq in qs]
+    with ThreadPoolExecutor(8) as pool:
+        c8 = list(pool.map(one, qs))
+    vectors = [m.embedder.embed_query(q) for _, q in qs]
+    search_ms = [_timed(partial(m.index.search, v, MemoryFilter(user_id=u), settings.candidate_limit))
+                 for (u, _), v in zip(qs, vectors, strict=True)]
+    m.close()
+    # a cold start in its own folder (embedded index, file store): imports + model + clients
+    init_s = handler_init_seconds({"AGENT_MEMORY_DATA_DIR": tempfile.mkdtemp(prefix="agent-memory-init-"),
+                                   "AGENT_MEMORY_EMBEDDING_PROVIDER": settings.embedding_provider})
+    return {
+        "label": label, "memories": n, "users": users, "index": settings.resolved_index_uri.split("/")[-1]
+        if not settings.resolved_index_uri.startswith("http") else "milvus-server",
+        "store": settings.store, "embedding": m.embedder.info.model_dump(),
+        "bulk_load_memories_per_s": round(n / t_load, 1),
+        "ingest_worker_memories_per_s": round(ingest_rate, 1),
+        "remember_api_stage_ms": _pcts(stage_ms),
+        "recall_ms_c1": _pcts(c1), "recall_ms_c8": _pcts(c8),
+        "recall_throughput_c8_per_s": round(len(c8) / (sum(c8) / 1000 / 8), 1),
+        "index_search_ms": _pcts(search_ms),
+        "rss_peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "handler_init_s": init_s,
+        "cpu_count": os.cpu_count(),
+    }
+
+
+def temp_settings(base: Settings, index_uri: str | None, store: str, s3_endpoint: str | None,
+                  bucket: str | None) -> Settings:
+    tmp = Path(tempfile.mkdtemp(prefix="agent-memory-bench-"))
+    update: dict[str, Any] = {"data_dir": tmp, "collection_name": "bench", "store": store}
+    if index_uri:
+        update["index_uri"] = index_uri
+    if s3_endpoint:
+        update["s3_endpoint_url"] = s3_endpoint
+    if bucket:
+        update["bucket_name"] = bucket
+    return base.model_copy(update=update)

@@ -1,0 +1,82 @@
+"""Lexical retrieval (BM25) for the hybrid recall path, identical on every index backend.
+
+Why not the index's own full-text search: Milvus 2.3 and Milvus Lite differ there and HelixDB
+has none, so recall would rank differently per backend. Instead the user's active memories
+(summary and context, fetched from the index with the recall filter) are scored here; a user's
+memories number in the hundreds to low thousands, which BM25 in numpy handles in a few ms.
+Above ``lexical_max_docs`` recall falls back to dense only (and the recall log says so).
+
+Tokens: lower-cased words with light English suffix stripping and a stop list; CJK runs as
+character bigrams (no dictionary to load at cold start, robust to word-segmentation errors).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from functools import lru_cache
+from itertools import pairwise
+
+import numpy as np
+import numpy.typing as npt
+
+_WORD = re.compile(r"[0-9a-z\u00c0-\u024f]+|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_ENGLISH_STOP = (
+    "the a an and or of to in on for with at by from is are was were be been did do does what when where "
+    "who which how why that this it its his her their he she they i you we me my your our as about has have "
+    "had not but so if than then there would could should can will any some into after before user"
+)
+STOPWORDS = frozenset(_ENGLISH_STOP.split()) | frozenset("的了是我你他她吗呢吧啊")
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > 4 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def tokenize(text: str) -> list[str]:
+    out: list[str] = []
+    for run in _WORD.findall(text.lower()):
+        if _CJK.match(run):
+            chars = [c for c in run if c not in STOPWORDS]
+            out.extend(chars if len(chars) < 2 else [a + b for a, b in pairwise(chars)])
+        elif run not in STOPWORDS:
+            out.append(_stem(run))
+    return out
+
+
+@lru_cache(maxsize=200_000)
+def _doc_tokens(text: str) -> tuple[str, ...]:
+    """Memories are immutable text, so each is tokenized once per process, not once per recall."""
+    return tuple(tokenize(text))
+
+
+def bm25_scores(query: str, docs: Sequence[str], k1: float = 1.5, b: float = 0.75) -> npt.NDArray[np.float64]:
+    """Okapi BM25 of ``query`` against each document (0 where nothing matches)."""
+    q_terms = set(tokenize(query))
+    scores = np.zeros(len(docs))
+    if not q_terms or not docs:
+        return scores
+    tokenized = [_doc_tokens(d) for d in docs]
+    lengths = np.array([len(t) for t in tokenized], dtype=np.float64)
+    avg = float(lengths.mean()) or 1.0
+    df: Counter[str] = Counter()
+    for toks in tokenized:
+        df.update(q_terms.intersection(toks))
+    n = len(docs)
+    for i, toks in enumerate(tokenized):
+        counts = Counter(t for t in toks if t in q_terms)
+        for term, tf in counts.items():
+            idf = math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5))
+            scores[i] += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * lengths[i] / avg))
+    return scores
+
+
+def normalized(scores: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    top = float(scores.max()) if scores.size else 0.0
+    return scores / top if top > 0 else scores

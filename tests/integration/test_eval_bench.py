@@ -1,0 +1,64 @@
+"""The eval and bench commands on small inputs: they run end to end and report sane numbers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agent_memory import Settings
+from agent_memory.evaluation import bench, locomo
+
+LOCOMO_DEV = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo" / "locomo_dev.json"
+
+
+def tiny_locomo(path: Path) -> Path:
+    turns = [
+        {"speaker": "Ana", "dia_id": "D1:1", "text": "Hi Ben! How was your weekend?"},
+        {"speaker": "Ben", "dia_id": "D1:2", "text": "Great, I adopted a grey kitten called Pixel."},
+        {"speaker": "Ana", "dia_id": "D1:3", "text": "Lovely. I started pottery classes on Tuesday."},
+        {"speaker": "Ben", "dia_id": "D1:4", "text": "Nice, my sister moved to Osaka last month."},
+    ]
+    later = [
+        {"speaker": "Ana", "dia_id": "D2:1", "text": "My pottery teacher says my bowls are improving."},
+        {"speaker": "Ben", "dia_id": "D2:2", "text": "Pixel knocked over my coffee this morning."},
+    ]
+    data = [{"sample_id": "tiny", "conversation": {
+        "speaker_a": "Ana", "speaker_b": "Ben",
+        "session_1_date_time": "1:56 pm on 8 May, 2023", "session_1": turns,
+        "session_2_date_time": "10:00 am on 20 May, 2023", "session_2": later},
+        "qa": [{"question": "What is the name of Ben's kitten?", "answer": "Pixel", "evidence": ["D1:2"],
+                "category": 4},
+               {"question": "Where did Ben's sister move?", "answer": "Osaka", "evidence": ["D1:4"], "category": 4},
+               {"question": "What classes is Ana taking?", "answer": "pottery", "evidence": ["D1:3", "D2:1"],
+                "category": 1},
+               {"question": "adversarial", "answer": "", "evidence": ["D1:1"], "category": 5}]}]
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_locomo_eval_on_a_tiny_conversation(tmp_path: Path) -> None:
+    convs = locomo.load(tiny_locomo(tmp_path / "tiny.json"))
+    assert [t.context for t in convs[0].turns][:2] == [None, "Ana: Hi Ben! How was your weekend?"]
+    assert convs[0].turns[4].context is None  # a new session starts without context
+    assert len(convs[0].questions) == 3  # category 5 is left out
+    result = locomo.run(tmp_path / "tiny.json")
+    ours = result["methods"]["agent-memory"]
+    assert set(result["methods"]) == {"agent-memory", "dense", "bm25"}
+    assert ours["recall_at"]["5"] == 100.0
+    assert ours["latency_ms"]["p50"] > 0
+    locomo.plot([result], tmp_path / "plot.png")
+    assert (tmp_path / "plot.png").stat().st_size > 1000
+
+
+def test_locomo_dev_split_loads_in_place() -> None:
+    convs = locomo.load(LOCOMO_DEV)
+    assert len(convs) == 6 and sum(len(c.questions) for c in convs) > 800
+
+
+def test_bench_runs_and_reports(tmp_path: Path) -> None:
+    settings = bench.temp_settings(Settings(), None, "file", None, None)
+    result = bench.run(200, 5, settings, recall_queries=20, label="tiny")
+    assert result["memories"] == 200 and result["bulk_load_memories_per_s"] > 0
+    for key in ("recall_ms_c1", "recall_ms_c8", "index_search_ms", "remember_api_stage_ms"):
+        assert 0 < result[key]["p50"] <= result[key]["p95"] <= result[key]["p99"]
+    assert result["handler_init_s"] > 0 and result["rss_peak_mb"] > 0

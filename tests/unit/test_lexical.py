@@ -1,0 +1,57 @@
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from agent_memory.index.base import SearchHit
+from agent_memory.lexical import bm25_scores, normalized, tokenize
+from agent_memory.model import IndexRecord
+from agent_memory.ranking import RankingParams, fuse, rank
+
+NOW = datetime(2026, 6, 1, tzinfo=UTC)
+
+
+def test_tokenize_words_stems_stopwords_and_cjk_bigrams() -> None:
+    assert tokenize("Caroline went to the support groups") == ["caroline", "went", "support", "group"]
+    assert tokenize("我对花生过敏") == ["对花", "花生", "生过", "过敏"]
+    assert tokenize("的") == []
+
+
+def test_bm25_prefers_rarer_and_matching_terms() -> None:
+    docs = ["Melanie: I painted a lake sunrise", "Caroline: I went to a support group", "Caroline: hi"]
+    s = bm25_scores("When did Caroline go to the support group?", docs)
+    assert s.argmax() == 1 and s[0] == 0
+    assert normalized(s).max() == pytest.approx(1.0)
+    assert bm25_scores("", docs).sum() == 0 and bm25_scores("x", []).size == 0
+    zh = bm25_scores("花生过敏", ["我对花生过敏", "我喜欢喝拿铁"])
+    assert zh[0] > 0 and zh[1] == 0
+
+
+def rec(mid: str, session: str, minute: int) -> IndexRecord:
+    return IndexRecord(id=mid, user_id="u", session_id=session, memory_type="fact", summary=mid, importance=0.5,
+                       created_at=NOW + timedelta(minutes=minute), topic_id=None, is_active=True, deleted_at=None,
+                       source="user_said", storage_key=f"k/{mid}")
+
+
+def test_fuse_adds_lexical_only_hits_and_neighbour_support() -> None:
+    corpus = [rec("q", "s1", 0), rec("a", "s1", 1), rec("x", "s3", 0), rec("lex", "s2", 5)]
+    dense = [SearchHit(corpus[0], 0.9), SearchHit(corpus[2], 0.1)]
+    p = RankingParams(min_score=0.0, dense_weight=0.5, neighbour_weight=0.5)
+    lexical = [0.0, 0.0, 0.0, 1.0]
+    cands = {c.record.id: c for c in fuse(dense, corpus, lexical, p, limit=10)}
+    assert set(cands) == {"q", "a", "x", "lex"}
+    assert cands["lex"].similarity == pytest.approx(0.1)  # not found by dense: the floor
+    assert cands["a"].relevance > cands["x"].relevance  # "a" sits next to the best dense match
+    assert all(0 <= c.relevance <= 1 for c in cands.values() if c.relevance is not None)
+    ranked = rank(list(cands.values()), NOW, p, top_k=2)
+    assert [r.hit.record.id for r in ranked if r.chosen][0] == "q"
+
+
+def test_strong_lexical_match_passes_min_score() -> None:
+    corpus = [rec("lex", "s", 0), rec("d", "s2", 0)]
+    dense = [SearchHit(corpus[1], 0.5), SearchHit(corpus[0], 0.05)]
+    p = RankingParams(min_score=0.3, lexical_min=0.5)
+    ranked = {r.hit.record.id: r for r in rank(fuse(dense, corpus, [1.0, 0.0], p, 10), NOW, p, top_k=5)}
+    assert ranked["lex"].chosen and ranked["d"].chosen
+    p_no_lex = RankingParams(min_score=0.3, lexical_min=1.1)
+    ranked = {r.hit.record.id: r for r in rank(fuse(dense, corpus, [1.0, 0.0], p_no_lex, 10), NOW, p_no_lex, 5)}
+    assert ranked["lex"].reason == "below_min_score"
