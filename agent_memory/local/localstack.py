@@ -9,10 +9,9 @@ without Docker, which is why the local runtime calls the handlers itself.
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
-from agent_memory.local.processes import ServerProcess, die_with_parent, free_port, wait_http
+from agent_memory.local.processes import ServerProcess, free_port, spawn_http_server
 
 PINS = ["localstack-core[runtime]==2026.3.0", "cbor2<6", "pyopenssl<25", "cryptography<45", "joserfc<1.2",
         "service-identity"]
@@ -40,12 +39,5 @@ def start_localstack(data_dir: Path, port: int = 0, timeout_s: float = 90.0) -> 
         "SERVICES": "s3,sqs,events,sts,iam,cloudformation", "EAGER_SERVICE_LOADING": "0",
     }
     log = (data_dir / "localstack.log").open("ab")
-    proc = subprocess.Popen([str(localstack_python()), "-m", "localstack.runtime.main"], env=env, stdout=log,
-                            stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=die_with_parent)
-    server = ServerProcess(proc, f"http://127.0.0.1:{port}")
-    try:
-        wait_http(f"{server.url}/_localstack/health", timeout_s, proc)
-    except Exception:
-        server.stop()
-        raise
-    return server
+    return spawn_http_server([str(localstack_python()), "-m", "localstack.runtime.main"], port,
+                             "/_localstack/health", timeout_s, log, env=env)

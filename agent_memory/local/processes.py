@@ -11,6 +11,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -67,6 +68,20 @@ class ServerProcess:
                 self.proc.wait(timeout=5)
 
 
+def spawn_http_server(cmd: list[str], port: int, health_path: str, timeout_s: float, log: Any,
+                      env: dict[str, str] | None = None) -> ServerProcess:
+    """Start ``cmd`` in its own process group (dies with us), wait until ``health_path`` answers."""
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                            preexec_fn=die_with_parent, env=env)
+    server = ServerProcess(proc, f"http://127.0.0.1:{port}")
+    try:
+        wait_http(f"{server.url}{health_path}", timeout_s, proc)
+    except Exception:
+        server.stop()
+        raise
+    return server
+
+
 def start_moto(port: int = 0, log_path: Path | None = None, timeout_s: float = 60.0,
                record: Path | None = None) -> ServerProcess:
     """A moto server (S3, SQS, ...) on 127.0.0.1 as a separate process, speaking real HTTP.
@@ -77,12 +92,4 @@ def start_moto(port: int = 0, log_path: Path | None = None, timeout_s: float = 6
     cmd = [sys.executable, "-m", "agent_memory.local.moto_server", "--port", str(port)]
     if record:
         cmd += ["--record", str(record)]
-    proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-                            preexec_fn=die_with_parent)
-    server = ServerProcess(proc, f"http://127.0.0.1:{port}")
-    try:
-        wait_http(f"{server.url}/moto-api/", timeout_s, proc)
-    except Exception:
-        server.stop()
-        raise
-    return server
+    return spawn_http_server(cmd, port, "/moto-api/", timeout_s, out)
