@@ -224,7 +224,10 @@ class Memory:
                include_inferred: bool = False, min_importance: float | None = None,
                conversation: Sequence[dict[str, Any] | Message] | None = None,
                consistency: str | None = None, log: bool = True) -> RecallResult:
-        """The few memories most relevant to ``query``, best first, with a ``context`` block."""
+        """The few memories most relevant to ``query``, best first, with a ``context`` block.
+
+        ``conversation`` is accepted and validated; rewriting the query from it ("do the same as
+        last time") arrives with the write pipeline, until then the query is used as given."""
         req: RecallRequest = _validated(
             RecallRequest, user_id=user_id, query=query, top_k=top_k, min_score=min_score,
             memory_types=list(memory_types) if memory_types is not None else None,
