@@ -43,7 +43,7 @@ def test_fuse_adds_lexical_only_hits_and_neighbour_support() -> None:
     assert cands["a"].relevance > cands["x"].relevance  # "a" sits next to the best dense match
     assert all(0 <= c.relevance <= 1 for c in cands.values() if c.relevance is not None)
     ranked = rank(list(cands.values()), NOW, p, top_k=2)
-    assert [r.hit.record.id for r in ranked if r.chosen][0] == "q"
+    assert next(r.hit.record.id for r in ranked if r.chosen) == "q"
 
 
 def test_strong_lexical_match_passes_min_score() -> None:
