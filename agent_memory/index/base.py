@@ -40,8 +40,8 @@ class VectorIndex(ABC):
         """Nearest rows passing ``flt``, most similar first."""
 
     @abstractmethod
-    def query(self, flt: MemoryFilter, limit: int = 10_000, strong: bool = True) -> list[IndexRecord]:
-        """Rows passing ``flt`` in no particular order; ``strong`` = read-your-writes."""
+    def query(self, flt: MemoryFilter, limit: int = 10_000) -> list[IndexRecord]:
+        """Rows passing ``flt`` (read-your-writes), in no particular order."""
 
     @abstractmethod
     def get(self, memory_ids: list[str]) -> list[IndexRecord]:

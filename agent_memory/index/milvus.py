@@ -163,10 +163,10 @@ class MilvusIndex(VectorIndex):
         )
         return [SearchHit(_record(h["entity"] | {"id": h["id"]}), float(h["distance"])) for h in res[0]]
 
-    def query(self, flt: MemoryFilter, limit: int = 10_000, strong: bool = True) -> list[IndexRecord]:
+    def query(self, flt: MemoryFilter, limit: int = 10_000) -> list[IndexRecord]:
         rows = self._call(self.client.query, self.collection, filter=flt.to_expr(),
                           output_fields=SCALAR_FIELDS, limit=min(limit, MAX_QUERY_WINDOW),
-                          consistency_level="Strong" if strong else self.consistency_level)
+                          consistency_level="Strong")
         return [_record(r) for r in rows]
 
     def get(self, memory_ids: list[str]) -> list[IndexRecord]:
