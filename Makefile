@@ -1,7 +1,8 @@
 # Two commands do all the set-up on a fresh machine:
 #   make up    start the whole local stack and serve the API on 127.0.0.1:8000
 #   make test  lint, type-check and run the whole test suite
-# Options for `make up`: INDEX=milvus (a real Milvus server on loopback), MIRROR=localstack
+# Options for `make up`: INDEX=milvus (a real Milvus server on loopback) or INDEX=helix (the
+# embedded HelixDB engine), MIRROR=localstack
 # (LocalStack instead of moto), S3=seaweedfs (a real S3 server process), DOCKER=1 (containers
 # from localstack/docker-compose.yml), PORT=8000.
 PYTHON ?= python3
@@ -46,7 +47,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check agent_memory lambdas stacks app.py tests examples
 
 typecheck: $(STAMP)
-	$(VENV)/bin/mypy agent_memory lambdas stacks app.py
+	$(VENV)/bin/mypy agent_memory lambdas stacks app.py examples
 
 test: lint typecheck $(NODE_STAMP) $(LS_STAMP)
 	$(VENV)/bin/pytest -q -ra
@@ -58,11 +59,13 @@ unit: $(STAMP)
 	$(VENV)/bin/pytest -q tests/unit
 
 ifeq ($(DOCKER),1)
+# DOCKER=1 INDEX=helix: the compose HelixDB container (profile "helix") instead of its Milvus.
+DOCKER_INDEX := $(if $(filter helix,$(INDEX)),helix+http://127.0.0.1:6969,http://127.0.0.1:19530)
 up: $(STAMP)
-	$(COMPOSE) -f localstack/docker-compose.yml up -d --wait
+	$(COMPOSE) -f localstack/docker-compose.yml $(if $(filter helix,$(INDEX)),--profile helix) up -d --wait
 	AWS_ACCESS_KEY_ID=$${MINIO_ROOT_USER:-agentmemory} AWS_SECRET_ACCESS_KEY=$${MINIO_ROOT_PASSWORD:-agentmemory-local-only} \
 	$(VENV)/bin/agent-memory up --port $(PORT) --s3-endpoint http://127.0.0.1:9000 \
-	  --sqs-endpoint http://127.0.0.1:4566 --index-uri http://127.0.0.1:19530
+	  --sqs-endpoint http://127.0.0.1:4566 --index-uri $(DOCKER_INDEX)
 else
 up: $(STAMP) $(if $(filter localstack,$(MIRROR)),$(LS_STAMP))
 	$(VENV)/bin/agent-memory up --port $(PORT) --index $(INDEX) --emulator $(MIRROR) --s3 $(S3)

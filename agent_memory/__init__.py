@@ -1,8 +1,10 @@
 """agent_memory: long-term memory for LLM agents (S3 originals + a vector index)."""
 
+from agent_memory.client import AsyncMemoryClient, MemoryClient
 from agent_memory.config import Settings
 from agent_memory.errors import (
     AgentMemoryError,
+    AuthenticationError,
     BackendUnavailableError,
     ContentTooLargeError,
     InvalidInputError,
@@ -13,6 +15,7 @@ from agent_memory.model import RecallHit, RecallResult
 from agent_memory.service import Memory
 
 __all__ = [
-    "AgentMemoryError", "BackendUnavailableError", "ContentTooLargeError", "InvalidInputError",
-    "Memory", "ModelMismatchError", "NotFoundError", "RecallHit", "RecallResult", "Settings",
+    "AgentMemoryError", "AsyncMemoryClient", "AuthenticationError", "BackendUnavailableError",
+    "ContentTooLargeError", "InvalidInputError", "Memory", "MemoryClient", "ModelMismatchError",
+    "NotFoundError", "RecallHit", "RecallResult", "Settings",
 ]

@@ -53,3 +53,9 @@ def redrive_policy(dlq_arn: str, s: Settings) -> str:
 
 
 DLQ_RETENTION_S = 14 * 24 * 3600
+
+WORKING_PARTITION_KEY = "ns"
+WORKING_SORT_KEY = "key"
+WORKING_TTL_ATTRIBUTE = "expires_at"
+"""The working-memory table (see :mod:`agent_memory.working`): ``ns`` = user/session, ``key``,
+TTL on ``expires_at``. The CDK stack and the mirror create it from these names."""

@@ -209,7 +209,8 @@ def health(data_dir: DataDir = None) -> None:
 def up(
     port: Annotated[int, typer.Option(help="API port on 127.0.0.1 (0 = any free port).")] = 8000,
     emulator_port: Annotated[int, typer.Option(help="S3/SQS emulator port (0 = any free port).")] = 4566,
-    index: Annotated[str, typer.Option(help="lite (Milvus Lite file) or milvus (a real Milvus server).")] = "lite",
+    index: Annotated[str, typer.Option(help="lite (Milvus Lite file), milvus (a real Milvus server) "
+                                            "or helix (the embedded HelixDB engine).")] = "lite",
     selfcheck_every: Annotated[float, typer.Option(help="Seconds between scheduled self-checks.")] = 86_400,
     s3_endpoint: Annotated[str | None, typer.Option(help="An S3 server to use instead of the emulator.")] = None,
     sqs_endpoint: Annotated[str | None, typer.Option(help="An SQS endpoint to use instead of moto.")] = None,
@@ -223,7 +224,7 @@ def up(
 
     from agent_memory.local.mirror import Mirror, MirrorOptions, wait_for_signal
 
-    for value, allowed in ((index, ("lite", "milvus")), (emulator, ("moto", "localstack")),
+    for value, allowed in ((index, ("lite", "milvus", "helix")), (emulator, ("moto", "localstack")),
                            (s3, ("emulator", "seaweedfs"))):
         if value not in allowed:
             raise _fail(ValueError(f"{value!r}: choose one of {', '.join(allowed)}"))
@@ -312,8 +313,12 @@ def eval_(
 def bench(
     memories: Annotated[int, typer.Option("-n", "--memories", help="How many memories to load.")] = 10_000,
     users: Annotated[int, typer.Option(help="Spread over this many users.")] = 100,
-    index: Annotated[str, typer.Option(help="lite (Milvus Lite file) or milvus (a real Milvus server).")] = "lite",
+    index: Annotated[str, typer.Option(help="lite (Milvus Lite file), milvus (a real Milvus server) "
+                                            "or helix (the embedded HelixDB engine).")] = "lite",
     store: Annotated[str, typer.Option(help="s3 (a moto server process) or file.")] = "s3",
+    index_uri: Annotated[str | None, typer.Option(
+        help="Bench an index that is already running (e.g. helix+http://..., a Milvus cluster) in a "
+             "new collection, dropped at the end. Overrides --index.")] = None,
     queries: Annotated[int, typer.Option(help="Recall queries per concurrency level.")] = 400,
     out: Annotated[Path, typer.Option(help="Folder for the JSON result.")] = Path("results"),
 ) -> None:
@@ -326,12 +331,17 @@ def bench(
 
     servers: list[Any] = []
     try:
-        index_uri = None
-        if index == "milvus":
+        if index_uri:
+            index = b.backend_name(index_uri)
+        elif index == "milvus":
             from agent_memory.local.milvus_server import LoopbackMilvus
 
             servers.append(LoopbackMilvus(Path(tempfile_dir()) / "milvus").start())
             index_uri = servers[-1].uri
+        elif index == "helix":
+            index_uri = f"helix+embedded://{tempfile_dir()}/helix"
+        elif index != "lite":
+            raise typer.BadParameter(f"unknown index {index!r}: lite, milvus or helix")
         s3_endpoint, bucket = None, None
         if store == "s3":
             import os
@@ -370,6 +380,35 @@ def bench(
     path = out / f"bench-{result['label']}.json"
     path.write_text(json.dumps(result, indent=2))
     console.print(f"wrote {path}")
+
+
+@app.command()
+def mcp(
+    user: User,
+    transport: Annotated[str, typer.Option(help="stdio, or http (streamable HTTP on 127.0.0.1).")] = "stdio",
+    port: Annotated[int, typer.Option(help="Port for --transport http.")] = 8765,
+    api_url: Annotated[str | None, typer.Option(
+        envvar="AGENT_MEMORY_API_URL", help="Use the service at this URL (e.g. make up's) instead of "
+                                            "an in-process Memory.")] = None,
+    api_key: Annotated[str | None, typer.Option(envvar="AGENT_MEMORY_API_KEY", help="API key for --api-url.")] = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Serve remember / recall / forget as MCP tools for one user (bound here, not by the model)."""
+    from agent_memory.mcp_server import serve
+
+    if transport not in ("stdio", "http"):
+        raise _fail(ValueError(f"{transport!r}: choose stdio or http"))
+    try:
+        backend: Any
+        if api_url:
+            from agent_memory.client import MemoryClient
+
+            backend = MemoryClient(api_url, api_key)
+        else:
+            backend = _memory(data_dir)
+        serve(backend, user, transport=transport, port=port)  # type: ignore[arg-type]
+    except AgentMemoryError as exc:
+        raise _fail(exc) from exc
 
 
 def tempfile_dir() -> str:

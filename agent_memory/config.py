@@ -39,8 +39,14 @@ class Settings(BaseSettings):
     aws_region: str = "us-east-1"
 
     index_uri: str = ""
-    """A file path = Milvus Lite; ``http(s)://`` = Milvus server. Empty = ``data_dir/memory.db``."""
+    """A file path = Milvus Lite; ``http(s)://`` = Milvus server / Zilliz; ``helix+embedded://<folder>``
+    = the embedded HelixDB engine; ``helix+http(s)://host:port`` = a HelixDB server.
+    Empty = ``data_dir/memory.db``."""
     index_token: str | None = None
+    """Milvus ``user:password`` or token, or the HelixDB API key."""
+    index_token_secret_arn: str | None = None
+    """Read ``index_token`` from this Secrets Manager secret at start (how the stack passes it)."""
+    secrets_endpoint_url: str | None = None
     collection_name: str = "agent_memory"
     consistency_level: Literal["Strong", "Bounded", "Session", "Eventually"] = "Bounded"
 
@@ -51,6 +57,13 @@ class Settings(BaseSettings):
     openai_base_url: str = "https://api.openai.com/v1"
     openai_api_key: str | None = None
     embedding_threads: int = 2
+
+    # --- working memory (per-session task state, never indexed) --------------
+    working_store: Literal["memory", "redis", "dynamodb"] = "memory"
+    working_redis_url: str | None = None
+    working_table_name: str = "agent-memory-working"
+    working_ttl_s: float = 86_400
+    dynamodb_endpoint_url: str | None = None
 
     # --- queue (async write path) -------------------------------------------
     write_queue_name: str = "agent-memory-write"

@@ -40,3 +40,9 @@ class BackendUnavailableError(AgentMemoryError):
     """S3 or the index cannot be reached; nothing was half-written."""
 
     status_code = 503
+
+
+class AuthenticationError(AgentMemoryError):
+    """The API refused the caller's key or credentials."""
+
+    status_code = 401

@@ -27,7 +27,12 @@ def _in_list(field_name: str, values: Iterable[str]) -> str:
     return f"{field_name} in [{', '.join(quote(v) for v in values)}]"
 
 
-def _checked_enum(values: Sequence[str], allowed: Sequence[str], kind: str) -> list[str]:
+_ENUMS: dict[str, Sequence[str]] = {"memory_type": MEMORY_TYPES, "source": SOURCES}
+
+
+def checked_enum(values: Sequence[str], kind: str) -> list[str]:
+    """``values`` if each is a known ``kind`` (memory_type or source); refused otherwise."""
+    allowed = _ENUMS[kind]
     out = []
     for v in values:
         if v not in allowed:
@@ -60,13 +65,11 @@ class MemoryFilter:
         if not self.include_deleted:
             parts.append("deleted_at == 0")
         if self.memory_types is not None:
-            parts.append(_in_list("memory_type", _checked_enum(self.memory_types, MEMORY_TYPES, "memory_type")))
+            parts.append(_in_list("memory_type", checked_enum(self.memory_types, "memory_type")))
         if self.sources is not None:
-            parts.append(_in_list("source", _checked_enum(self.sources, SOURCES, "source")))
+            parts.append(_in_list("source", checked_enum(self.sources, "source")))
         if self.min_importance is not None:
-            if not 0.0 <= float(self.min_importance) <= 1.0:
-                raise InvalidInputError("min_importance must be between 0 and 1")
-            parts.append(f"importance >= {float(self.min_importance)!r}")
+            parts.append(f"importance >= {self.checked_min_importance()!r}")
         if self.topic_id is not None:
             parts.append(f"topic_id == {quote(validate_id(self.topic_id, 'topic_id'))}")
         if self.session_id is not None:
@@ -76,3 +79,9 @@ class MemoryFilter:
         if self.created_before_ms is not None:
             parts.append(f"created_at < {int(self.created_before_ms)}")
         return " and ".join(parts)
+
+    def checked_min_importance(self) -> float:
+        value = float(self.min_importance if self.min_importance is not None else 0.0)
+        if not 0.0 <= value <= 1.0:
+            raise InvalidInputError("min_importance must be between 0 and 1")
+        return value

@@ -9,9 +9,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from agent_memory.config import MemoryType, Source
+from agent_memory.errors import InvalidInputError
 from agent_memory.ids import validate_id
 
 ORIGINAL_SCHEMA_VERSION = 1
@@ -244,3 +245,25 @@ class RecallResult(list[RecallHit]):
             "memories": [h.model_dump(mode="json") for h in self],
             "context": self.context,
         }
+
+
+class WorkingSetRequest(BaseModel):
+    """Body of ``PUT .../working/{key}``: any JSON value and an optional time to live."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    value: Any
+    ttl_s: float | None = Field(None, gt=0, le=30 * 86_400)
+
+
+def validated(model: type[Any], **fields: Any) -> Any:
+    """Build a request model, turning pydantic's report into one readable error (the same text
+    in-process, from the CLI, and from the HTTP client before anything is sent)."""
+    try:
+        return model(**fields)
+    except ValidationError as exc:
+        parts = []
+        for err in exc.errors():
+            loc = ".".join(str(x) for x in err["loc"]) or "request"
+            parts.append(f"{loc}: {err['msg'].removeprefix('Value error, ')}")
+        raise InvalidInputError("; ".join(parts)) from None

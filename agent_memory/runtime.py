@@ -47,7 +47,9 @@ class _Once(Generic[T]):
 
 @_Once
 def settings() -> Settings:
-    return _override[-1] if _override else Settings()
+    from agent_memory.secrets import resolve_index_token
+
+    return _override[-1] if _override else resolve_index_token(Settings())
 
 
 @_Once

@@ -20,8 +20,6 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any
 
-from pydantic import ValidationError
-
 from agent_memory.audit import RecallLog
 from agent_memory.config import Settings
 from agent_memory.embed import Embedder, make_embedder
@@ -39,23 +37,13 @@ from agent_memory.model import (
     RecallResult,
     RememberRequest,
     utcnow,
+    validated,
 )
 from agent_memory.prompt import build_context
 from agent_memory.ranking import RankingParams, dense_candidates, fuse, rank
 from agent_memory.store import RawStore, make_store
 from agent_memory.store.keys import original_key, user_prefix
-
-
-def _validated(model: type[Any], **fields: Any) -> Any:
-    """Build a request model, turning pydantic's report into one readable ValueError."""
-    try:
-        return model(**fields)
-    except ValidationError as exc:
-        parts = []
-        for err in exc.errors():
-            loc = ".".join(str(x) for x in err["loc"]) or "request"
-            parts.append(f"{loc}: {err['msg'].removeprefix('Value error, ')}")
-        raise InvalidInputError("; ".join(parts)) from None
+from agent_memory.working import WorkingMemory, WorkingStore, make_working_store
 
 
 class Memory:
@@ -69,6 +57,7 @@ class Memory:
         self.index.ensure(self.embedder.info)
         self.store = store or make_store(self.settings)
         self.recall_log = RecallLog(self.store, self.settings.recall_log_prefix)
+        self._working: WorkingStore | None = None
 
     # ------------------------------------------------------------------ keys
     def storage_key(self, user_id: str, memory_id: str) -> str:
@@ -81,8 +70,12 @@ class Memory:
                  importance: float | None = None, topic_id: str | None = None,
                  source: str = "user_said", metadata: dict[str, Any] | None = None,
                  created_at: datetime | None = None, idempotency_key: str | None = None,
-                 context: str | None = None) -> list[str]:
-        """Store a statement (``content``) or what is worth keeping in ``messages``; return ids."""
+                 context: str | None = None, wait: bool = True) -> list[str]:
+        """Store a statement (``content``) or what is worth keeping in ``messages``; return ids.
+
+        In-process the memory is indexed before this returns, whatever ``wait`` says; the
+        argument is here so code runs unchanged against :class:`agent_memory.MemoryClient`,
+        where ``wait=False`` returns as soon as the original is stored."""
         req = self.validate_remember(
             user_id=user_id, content=content, messages=messages, session_id=session_id, context=context,
             memory_type=memory_type, importance=importance, topic_id=topic_id, source=source,
@@ -104,7 +97,7 @@ class Memory:
         return [[o.memory_id for o in group] for group in staged]
 
     def validate_remember(self, **fields: Any) -> RememberRequest:
-        req: RememberRequest = _validated(RememberRequest, **fields)
+        req: RememberRequest = validated(RememberRequest, **fields)
         if req.content is not None and len(req.content) > self.settings.max_content_chars:
             from agent_memory.errors import ContentTooLargeError
 
@@ -228,7 +221,7 @@ class Memory:
 
         ``conversation`` is accepted and validated; rewriting the query from it ("do the same as
         last time") arrives with the write pipeline, until then the query is used as given."""
-        req: RecallRequest = _validated(
+        req: RecallRequest = validated(
             RecallRequest, user_id=user_id, query=query, top_k=top_k, min_score=min_score,
             memory_types=list(memory_types) if memory_types is not None else None,
             include_inferred=include_inferred, min_importance=min_importance,
@@ -332,6 +325,18 @@ class Memory:
                            include_deleted=True, sources=None)
         return sorted(self.index.query(flt), key=lambda r: (r.created_at, r.id))
 
+    def users(self, limit: int = 1000) -> list[dict[str, Any]]:
+        """Users with originals in the store and how many each has (the canary excluded), by id.
+        Counted from the store, the source of truth, so it includes memories not yet indexed."""
+        if not 1 <= limit <= 10_000:
+            raise InvalidInputError("limit must be between 1 and 10000")
+        counts: dict[str, int] = {}
+        for key in self.store.list_keys(self.settings.key_prefix):
+            user, _, name = key.removeprefix(self.settings.key_prefix).partition("/")
+            if name.endswith(".json") and user != self.settings.canary_user_id:
+                counts[user] = counts.get(user, 0) + 1
+        return [{"user_id": u, "memories": n} for u, n in sorted(counts.items())[:limit]]
+
     def recalls(self, user_id: str, limit: int = 50) -> list[dict[str, Any]]:
         """The recall log of one user, newest first."""
         return self.recall_log.list(user_id, limit)
@@ -362,6 +367,14 @@ class Memory:
         n_objects = self.store.delete_all_versions(prefix)
         n_logs = self.recall_log.erase(user_id)
         return {"index_entries": n_index, "object_versions": n_objects, "recall_logs": n_logs}
+
+    # ---------------------------------------------------------- working memory
+    def working(self, session_id: str, user_id: str = "default") -> WorkingMemory:
+        """Task state for one session (see :mod:`agent_memory.working`): a TTL'd key-value store
+        kept out of the long-term index."""
+        if self._working is None:
+            self._working = make_working_store(self.settings)
+        return WorkingMemory(self._working, user_id, session_id, self.settings.working_ttl_s)
 
     # -------------------------------------------------------------- operations
     def iter_originals(self, user_id: str | None = None) -> Iterable[Original]:

@@ -20,8 +20,8 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory import runtime
-from agent_memory.errors import AgentMemoryError, InvalidInputError
-from agent_memory.model import RecallRequest, RememberRequest
+from agent_memory.errors import AgentMemoryError, InvalidInputError, NotFoundError
+from agent_memory.model import RecallRequest, RememberRequest, WorkingSetRequest
 from agent_memory.queue import IndexJob
 
 logger = Logger(service="agent-memory-api")
@@ -106,13 +106,19 @@ def get_memory(memory_id: str, user_id: Annotated[str | None, Query()] = None) -
 @app.delete("/v1/memories/<memory_id>")
 def forget(memory_id: str, user_id: Annotated[str | None, Query()] = None) -> dict[str, Any]:
     rec = runtime.memory().forget(memory_id, user_id=user_id)
-    return {"memory_id": rec.id, "deleted_at": rec.deleted_at}
+    return {"memory_id": rec.id, "deleted_at": rec.deleted_at, "record": rec.model_dump(mode="json")}
 
 
 @app.post("/v1/memories/<memory_id>/restore")
 def restore(memory_id: str, user_id: Annotated[str | None, Query()] = None) -> dict[str, Any]:
     rec = runtime.memory().restore(memory_id, user_id=user_id)
-    return {"memory_id": rec.id, "deleted_at": None}
+    return {"memory_id": rec.id, "deleted_at": None, "record": rec.model_dump(mode="json")}
+
+
+@app.get("/v1/users")
+def users(limit: Annotated[int, Query(ge=1, le=10_000)] = 1000) -> dict[str, Any]:
+    """Users with memories and their counts (for the console)."""
+    return {"users": runtime.memory().users(limit=limit)}
 
 
 @app.get("/v1/users/<user_id>/memories")
@@ -142,6 +148,40 @@ def erase_user(user_id: str) -> dict[str, Any]:
 @app.get("/v1/users/<user_id>/recalls")
 def recalls(user_id: str, limit: Annotated[int, Query(ge=1, le=500)] = 50) -> dict[str, Any]:
     return {"recalls": runtime.memory().recalls(user_id, limit=limit)}
+
+
+WORKING = "/v1/users/<user_id>/sessions/<session_id>/working"
+
+
+@app.put(WORKING + "/<key>")
+def working_set(user_id: str, session_id: str, key: str, body: WorkingSetRequest) -> dict[str, Any]:
+    """Working memory: per-session task state with a time to live, never indexed."""
+    runtime.memory().working(session_id, user_id=user_id).set(key, body.value, ttl_s=body.ttl_s)
+    return {"key": key, "stored": True}
+
+
+@app.get(WORKING + "/<key>")
+def working_get(user_id: str, session_id: str, key: str) -> dict[str, Any]:
+    missing = object()
+    value = runtime.memory().working(session_id, user_id=user_id).get(key, missing)
+    if value is missing:
+        raise NotFoundError(f"no working-memory entry {key!r} in this session (or it expired)")
+    return {"key": key, "value": value}
+
+
+@app.delete(WORKING + "/<key>")
+def working_delete(user_id: str, session_id: str, key: str) -> dict[str, Any]:
+    return {"key": key, "deleted": runtime.memory().working(session_id, user_id=user_id).delete(key)}
+
+
+@app.get(WORKING)
+def working_items(user_id: str, session_id: str) -> dict[str, Any]:
+    return {"items": runtime.memory().working(session_id, user_id=user_id).items()}
+
+
+@app.delete(WORKING)
+def working_clear(user_id: str, session_id: str) -> dict[str, Any]:
+    return {"cleared": runtime.memory().working(session_id, user_id=user_id).clear()}
 
 
 @app.post("/v1/selfcheck")

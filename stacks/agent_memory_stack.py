@@ -15,6 +15,7 @@ from stacks.options import DeployOptions
 from stacks.queue import WriteQueue
 from stacks.schedule import SelfCheckSchedule
 from stacks.storage import OriginalsStorage
+from stacks.working import WorkingMemoryTable
 
 
 class AgentMemoryStack(Stack):
@@ -24,6 +25,7 @@ class AgentMemoryStack(Stack):
         storage = OriginalsStorage(self, "Storage", settings=settings)
         queue = WriteQueue(self, "Queue", settings=settings)
         index = IndexEndpoint(self, "Index", options=options)
+        working = WorkingMemoryTable(self, "Working", settings=settings)
         functions = MemoryFunctions(
             self, "Functions", settings=settings, asset_dir=str(prepare_lambda_asset(options.bundle)),
             network=index.network,
@@ -33,12 +35,14 @@ class AgentMemoryStack(Stack):
                 "AGENT_MEMORY_INDEX_URI": index.uri,
                 "AGENT_MEMORY_INDEX_TOKEN_SECRET_ARN": index.secret.secret_arn,
                 "AGENT_MEMORY_AWS_REGION": self.region,
+                **working.environment,
             },
         )
         for fn in functions.all:
             storage.grant_memory_access(fn, settings)
             index.secret.grant_read(fn)
         queue.queue.grant_send_messages(functions.api)
+        working.grant(functions.api)
         queue.feed(functions.ingest)
         api = MemoryApi(self, "Api", handler=functions.api, options=options)
         schedule = SelfCheckSchedule(self, "SelfCheck", fn=functions.selfcheck)
@@ -46,6 +50,7 @@ class AgentMemoryStack(Stack):
                                 dlq=queue.dlq, extra_alarms=[queue.dlq_alarm, schedule.alarm],
                                 alarm_email=options.alarm_email)
         self.storage, self.queue, self.index, self.functions = storage, queue, index, functions
+        self.working = working
         self.api, self.schedule, self.monitoring = api, schedule, monitoring
         CfnOutput(self, "ApiUrl", value=api.api.url)
         CfnOutput(self, "BucketName", value=storage.bucket.bucket_name)

@@ -50,6 +50,65 @@ def milvus_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     server.stop()
 
 
+HELIX_API_KEY = "test-helix-key"
+
+
+@pytest.fixture(scope="session")
+def helix_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The test-only HelixDB HTTP server (tests/helix_http_server.py) in its own process;
+    answers ``helix+http://`` URIs. Requires :data:`HELIX_API_KEY`."""
+    import sys
+
+    from agent_memory.local.processes import free_port, spawn_http_server
+
+    root = tmp_path_factory.mktemp("helix-server")
+    port = free_port()
+    with (root / "server.log").open("ab") as log:
+        server = spawn_http_server(
+            [sys.executable, "-m", "tests.helix_http_server", "--root", str(root), "--port", str(port),
+             "--api-key", HELIX_API_KEY], port, "/healthz", 60.0, log,
+            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    yield f"helix+{server.url}"
+    server.stop()
+    assert server.proc.poll() is not None
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real redis-server (Debian package; `.ci/run` installs it) on a free loopback port."""
+    import shutil
+    import subprocess
+    import time
+
+    import redis
+
+    from agent_memory.local.processes import die_with_parent, free_port
+
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.skip("redis-server is not installed (apt-get install redis-server; .ci/run does it)")
+    root = tmp_path_factory.mktemp("redis")
+    port = free_port()
+    with (root / "redis.log").open("ab") as log:
+        proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                                 "--appendonly", "no", "--dir", str(root)], stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True, preexec_fn=die_with_parent)
+    server = ServerProcess(proc, f"redis://127.0.0.1:{port}/0")
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            redis.Redis.from_url(server.url).ping()
+            break
+        except redis.ConnectionError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                server.stop()
+                raise
+            time.sleep(0.05)
+    yield server.url
+    server.stop()
+    assert proc.poll() is not None
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Emulators accept any key; never let a test pick up real credentials (set once, for the
     whole session, so session- and module-scoped fixtures see them too)."""

@@ -112,13 +112,13 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
     vectors = [m.embedder.embed_query(q) for _, q in qs]
     search_ms = [_timed(partial(m.index.search, v, MemoryFilter(user_id=u), settings.candidate_limit))
                  for (u, _), v in zip(qs, vectors, strict=True)]
+    m.index.drop()  # the collection is the bench's own; an external index keeps nothing
     m.close()
     # a cold start in its own folder (embedded index, file store): imports + model + clients
     init_s = handler_init_seconds({"AGENT_MEMORY_DATA_DIR": tempfile.mkdtemp(prefix="agent-memory-init-"),
                                    "AGENT_MEMORY_EMBEDDING_PROVIDER": settings.embedding_provider})
     return {
-        "label": label, "memories": n, "users": users, "index": settings.resolved_index_uri.split("/")[-1]
-        if not settings.resolved_index_uri.startswith("http") else "milvus-server",
+        "label": label, "memories": n, "users": users, "index": backend_name(settings.resolved_index_uri),
         "store": settings.store, "embedding": m.embedder.info.model_dump(),
         "bulk_load_memories_per_s": round(n / t_load, 1),
         "ingest_worker_memories_per_s": round(ingest_rate, 1),
@@ -132,10 +132,19 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
     }
 
 
+def backend_name(uri: str) -> str:
+    if uri.startswith("helix+embedded://"):
+        return "helixdb-embedded"
+    if uri.startswith("helix+"):
+        return "helixdb-server"
+    return "milvus-server" if uri.startswith(("http://", "https://")) else "milvus-lite"
+
+
 def temp_settings(base: Settings, index_uri: str | None, store: str, s3_endpoint: str | None,
                   bucket: str | None) -> Settings:
     tmp = Path(tempfile.mkdtemp(prefix="agent-memory-bench-"))
-    update: dict[str, Any] = {"data_dir": tmp, "collection_name": "bench", "store": store}
+    update: dict[str, Any] = {"data_dir": tmp, "collection_name": f"bench_{tmp.name[-8:].replace('-', '_')}",
+                              "store": store}
     if index_uri:
         update["index_uri"] = index_uri
     if s3_endpoint:

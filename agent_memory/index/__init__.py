@@ -11,7 +11,9 @@ def open_index(settings: Settings, uri: str | None = None, collection: str | Non
     uri = uri or settings.resolved_index_uri
     collection = collection or settings.collection_name
     if uri.startswith("helix+"):
-        raise NotImplementedError("the HelixDB backend is not built yet")
+        from agent_memory.index.helix import HelixIndex
+
+        return HelixIndex(uri, collection, settings.index_token)
     from agent_memory.index.milvus import MilvusIndex
 
     if not uri.startswith(("http://", "https://")):

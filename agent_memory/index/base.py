@@ -10,10 +10,37 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from agent_memory.embed.base import Vectors
 from agent_memory.filters import MemoryFilter
-from agent_memory.model import EmbeddingInfo, IndexRecord
+from agent_memory.model import EmbeddingInfo, IndexRecord, from_ms, to_ms
+
+SCALAR_FIELDS = ["id", "user_id", "session_id", "memory_type", "summary", "importance",
+                 "created_at", "topic_id", "is_active", "deleted_at", "source", "storage_key", "context"]
+
+
+def record_to_row(rec: IndexRecord, vector: list[float]) -> dict[str, Any]:
+    """The flat row both backends store: times as epoch ms, ``deleted_at`` 0 and ``topic_id`` ""
+    for none (neither engine filters nulls the same way)."""
+    return {
+        "id": rec.id, "user_id": rec.user_id, "session_id": rec.session_id,
+        "memory_type": rec.memory_type, "summary": rec.summary, "importance": float(rec.importance),
+        "created_at": to_ms(rec.created_at), "topic_id": rec.topic_id or "",
+        "is_active": rec.is_active, "deleted_at": to_ms(rec.deleted_at) if rec.deleted_at else 0,
+        "source": rec.source, "storage_key": rec.storage_key, "context": rec.context, "embedding": vector,
+    }
+
+
+def row_to_record(ent: dict[str, Any]) -> IndexRecord:
+    return IndexRecord(
+        id=ent["id"], user_id=ent["user_id"], session_id=ent["session_id"],
+        memory_type=ent["memory_type"], summary=ent["summary"], importance=float(ent["importance"]),
+        created_at=from_ms(int(ent["created_at"])), topic_id=ent["topic_id"] or None,
+        is_active=bool(ent["is_active"]),
+        deleted_at=from_ms(int(ent["deleted_at"])) if ent["deleted_at"] else None,
+        source=ent["source"], storage_key=ent["storage_key"], context=ent.get("context") or "",
+    )
 
 
 @dataclass(frozen=True)

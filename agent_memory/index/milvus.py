@@ -20,34 +20,12 @@ from agent_memory.embed.base import Vectors
 from agent_memory.errors import BackendUnavailableError, ModelMismatchError, NotFoundError
 from agent_memory.filters import MemoryFilter, quote
 from agent_memory.ids import validate_id, validate_memory_id
-from agent_memory.index.base import SearchHit, VectorIndex
-from agent_memory.model import CONTEXT_INDEX_CHARS, EmbeddingInfo, IndexRecord, from_ms, to_ms
+from agent_memory.index.base import SCALAR_FIELDS, SearchHit, VectorIndex, record_to_row, row_to_record
+from agent_memory.model import CONTEXT_INDEX_CHARS, EmbeddingInfo, IndexRecord, to_ms
 
 META_PROPERTY = "agent_memory.embedding"
-SCALAR_FIELDS = ["id", "user_id", "session_id", "memory_type", "summary", "importance",
-                 "created_at", "topic_id", "is_active", "deleted_at", "source", "storage_key", "context"]
 MAX_QUERY_WINDOW = 16_384  # Milvus caps offset + limit of one query
 FLUSH_EVERY = 1_000
-
-
-def _row(rec: IndexRecord, vector: list[float]) -> dict[str, Any]:
-    return {
-        "id": rec.id, "user_id": rec.user_id, "session_id": rec.session_id,
-        "memory_type": rec.memory_type, "summary": rec.summary, "importance": float(rec.importance),
-        "created_at": to_ms(rec.created_at), "topic_id": rec.topic_id or "",
-        "is_active": rec.is_active, "deleted_at": to_ms(rec.deleted_at) if rec.deleted_at else 0,
-        "source": rec.source, "storage_key": rec.storage_key, "context": rec.context, "embedding": vector,
-    }
-
-
-def _record(ent: dict[str, Any]) -> IndexRecord:
-    return IndexRecord(
-        id=ent["id"], user_id=ent["user_id"], session_id=ent["session_id"],
-        memory_type=ent["memory_type"], summary=ent["summary"], importance=ent["importance"],
-        created_at=from_ms(ent["created_at"]), topic_id=ent["topic_id"] or None,
-        is_active=ent["is_active"], deleted_at=from_ms(ent["deleted_at"]) if ent["deleted_at"] else None,
-        source=ent["source"], storage_key=ent["storage_key"], context=ent.get("context") or "",
-    )
 
 
 class MilvusIndex(VectorIndex):
@@ -111,7 +89,7 @@ class MilvusIndex(VectorIndex):
             return
         if vectors.shape != (len(records), self._dim):
             raise ValueError(f"expected {len(records)} vectors of dim {self._dim}, got {vectors.shape}")
-        rows = [_row(r, v.tolist()) for r, v in zip(records, vectors, strict=True)]
+        rows = [record_to_row(r, v.tolist()) for r, v in zip(records, vectors, strict=True)]
         # Delete only rows that exist (a re-delivery or a re-index): deletes of unknown ids are not
         # free — Milvus Lite keeps them in its delete log and every later search pays for it.
         existing = [r.id for r in self.get([r.id for r in records])]
@@ -161,13 +139,13 @@ class MilvusIndex(VectorIndex):
             search_params={"metric_type": "IP", "params": {"ef": max(128, limit)}},
             consistency_level="Strong" if strong else self.consistency_level,
         )
-        return [SearchHit(_record(h["entity"] | {"id": h["id"]}), float(h["distance"])) for h in res[0]]
+        return [SearchHit(row_to_record(h["entity"] | {"id": h["id"]}), float(h["distance"])) for h in res[0]]
 
     def query(self, flt: MemoryFilter, limit: int = 10_000) -> list[IndexRecord]:
         rows = self._call(self.client.query, self.collection, filter=flt.to_expr(),
                           output_fields=SCALAR_FIELDS, limit=min(limit, MAX_QUERY_WINDOW),
                           consistency_level="Strong")
-        return [_record(r) for r in rows]
+        return [row_to_record(r) for r in rows]
 
     def get(self, memory_ids: list[str]) -> list[IndexRecord]:
         ids = [validate_memory_id(m) for m in memory_ids]
@@ -176,7 +154,7 @@ class MilvusIndex(VectorIndex):
         rows = self._call(self.client.query, self.collection,
                           filter=f"id in [{', '.join(quote(i) for i in ids)}]",
                           output_fields=SCALAR_FIELDS, consistency_level="Strong")
-        return [_record(r) for r in rows]
+        return [row_to_record(r) for r in rows]
 
     def count(self) -> int:
         rows = self._call(self.client.query, self.collection, filter="", output_fields=["count(*)"],

@@ -11,7 +11,15 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from agent_memory.aws_resources import DLQ_RETENTION_S, lifecycle_rules, redrive_policy, tls_only_policy
+from agent_memory.aws_resources import (
+    DLQ_RETENTION_S,
+    WORKING_PARTITION_KEY,
+    WORKING_SORT_KEY,
+    WORKING_TTL_ATTRIBUTE,
+    lifecycle_rules,
+    redrive_policy,
+    tls_only_policy,
+)
 from agent_memory.config import Settings
 
 
@@ -65,6 +73,23 @@ def ensure_queues(sqs: Any, s: Settings) -> Queues:
     sqs.set_queue_attributes(QueueUrl=queue_url, Attributes=attrs)
     queue_arn = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
     return Queues(queue_url, queue_arn, dlq_url, dlq_arn)
+
+
+def ensure_working_table(dynamodb: Any, s: Settings) -> None:
+    """The working-memory table with its TTL, as the stack creates it."""
+    try:
+        dynamodb.create_table(
+            TableName=s.working_table_name, BillingMode="PAY_PER_REQUEST",
+            KeySchema=[{"AttributeName": WORKING_PARTITION_KEY, "KeyType": "HASH"},
+                       {"AttributeName": WORKING_SORT_KEY, "KeyType": "RANGE"}],
+            AttributeDefinitions=[{"AttributeName": WORKING_PARTITION_KEY, "AttributeType": "S"},
+                                  {"AttributeName": WORKING_SORT_KEY, "AttributeType": "S"}])
+    except ClientError as exc:
+        if exc.response["Error"]["Code"] != "ResourceInUseException":
+            raise
+    dynamodb.get_waiter("table_exists").wait(TableName=s.working_table_name)
+    dynamodb.update_time_to_live(TableName=s.working_table_name, TimeToLiveSpecification={
+        "Enabled": True, "AttributeName": WORKING_TTL_ATTRIBUTE})
 
 
 def make_events_client(endpoint_url: str | None, region: str) -> Any:

@@ -23,6 +23,7 @@ from agent_memory.local.bootstrap import (
     ensure_bucket,
     ensure_queues,
     ensure_schedule_queue,
+    ensure_working_table,
     make_events_client,
 )
 from agent_memory.local.lambda_runtime import HttpGateway, ScheduleQueuePoller, SqsPoller, Timer
@@ -37,7 +38,7 @@ class MirrorOptions:
     data_dir: Path = Path(".local")
     api_port: int = 8000
     emulator_port: int = 4566
-    index: Literal["lite", "milvus"] = "lite"
+    index: Literal["lite", "milvus", "helix"] = "lite"
     visibility_timeout_s: int = 10
     """Shorter than on AWS so a failed message is retried within seconds locally."""
     selfcheck_every_s: float = 86_400
@@ -108,6 +109,8 @@ class Mirror:
             milvus = LoopbackMilvus(o.data_dir / "milvus-server").start()
             self._servers.append(milvus)
             index_uri = milvus.uri
+        if o.index == "helix" and not o.index_uri:
+            index_uri = f"helix+embedded://{(o.data_dir / 'helix').resolve()}"
         for k, v in (("AWS_ACCESS_KEY_ID", "local"), ("AWS_SECRET_ACCESS_KEY", "local"),
                      ("AWS_DEFAULT_REGION", "us-east-1")):
             os.environ.setdefault(k, v)
@@ -124,6 +127,11 @@ class Mirror:
                                                      tls_only=s3_url.startswith("https://"))
         sqs = make_sqs_client(sqs_url, s.aws_region)
         self.queues = ensure_queues(sqs, s)
+        if emulator_url and o.emulator == "moto":  # working memory in DynamoDB, as deployed
+            import boto3
+
+            ensure_working_table(boto3.client("dynamodb", endpoint_url=emulator_url, region_name=s.aws_region), s)
+            s = s.model_copy(update={"working_store": "dynamodb", "dynamodb_endpoint_url": emulator_url})
         s = s.model_copy(update={"write_queue_url": self.queues.queue_url})
         self.settings = s
         runtime.configure(s)
@@ -164,6 +172,7 @@ class Mirror:
             "bucket": self.settings.bucket_name, "bucket_settings_skipped": self.bucket_settings_skipped,
             "write_queue": self.queues.queue_url, "dead_letter_queue": self.queues.dlq_url,
             "index": self.settings.resolved_index_uri,
+            "working_memory": self.settings.working_store,
             "embedding": runtime.memory().embedder.info.model_dump(),
             "reconciled_at_start": getattr(self.reconciled, "indexed", 0),
             "pids": {"runtime": os.getpid(), **{type(x).__name__: x.pid for x in self._servers}},

@@ -3,6 +3,9 @@
 - ``lite-file``: Milvus Lite file + originals as files (the zero-server default)
 - ``lite-s3``: Milvus Lite + S3 on a moto server process over HTTP
 - ``server-s3``: a real Milvus 2.3.5 server (PyPI ``milvus``) + S3 on moto
+- ``helix-file``: the embedded HelixDB engine (PyPI ``helix-db-embedded``) + files
+- ``helixhttp-s3``: HelixDB over HTTP (the SDK's server client against the test-only
+  server in ``tests/helix_http_server.py``, with an API key) + S3 on moto
 """
 
 from __future__ import annotations
@@ -15,9 +18,10 @@ import pytest
 
 from agent_memory import Memory, Settings
 from agent_memory.embed.base import Embedder
-from tests.conftest import make_bucket
+from tests.conftest import HELIX_API_KEY, make_bucket
 
-BACKENDS = ["lite-file", "lite-s3", pytest.param("server-s3", marks=pytest.mark.milvus_server)]
+BACKENDS = ["lite-file", "lite-s3", pytest.param("server-s3", marks=pytest.mark.milvus_server),
+            "helix-file", "helixhttp-s3"]
 
 
 def backend_settings(name: str, tmp: Path, request: pytest.FixtureRequest) -> Settings:
@@ -31,6 +35,10 @@ def backend_settings(name: str, tmp: Path, request: pytest.FixtureRequest) -> Se
         fields |= {"store": "s3", "bucket_name": bucket, "s3_endpoint_url": moto.url}
     if name.startswith("server"):
         fields["index_uri"] = request.getfixturevalue("milvus_server")
+    if name.startswith("helix-"):
+        fields["index_uri"] = f"helix+embedded://{tmp / 'helix'}"
+    if name.startswith("helixhttp"):
+        fields |= {"index_uri": request.getfixturevalue("helix_server"), "index_token": HELIX_API_KEY}
     return Settings(**fields)  # type: ignore[arg-type]
 
 

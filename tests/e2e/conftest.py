@@ -118,3 +118,11 @@ def mirror_factory(tmp_path: Path) -> Iterator[Any]:
         for pid in m.child_pids():
             if pid_alive(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+@pytest.fixture(scope="module")
+def mirror(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningMirror]:
+    """One `agent-memory up` for a whole test module (tests isolate themselves by user id)."""
+    m = start_mirror(tmp_path_factory.mktemp("mirror") / "mirror")
+    yield m
+    m.stop()

@@ -74,3 +74,21 @@ def test_seaweedfs_as_the_s3_server(mirror_factory: Any) -> None:
     from tests.e2e.conftest import pid_alive
 
     assert not any(pid_alive(p) for p in pids)
+
+
+def test_helix_as_the_index(mirror_factory: Any) -> None:
+    """`INDEX=helix make up`: the embedded HelixDB engine behind the same API, and it keeps its data
+    across a restart of the mirror."""
+    m: RunningMirror = mirror_factory("--index", "helix")
+    assert m.info["index"].startswith("helix+embedded://")
+    mid = _remember_recall(m, "hx-user")
+    with m.client() as c:
+        shown = c.get(f"/v1/memories/{mid}", params={"user_id": "hx-user"}).json()
+        assert shown["record"]["storage_key"] == f"memories/hx-user/{mid}.json"
+        assert c.get("/health").json()["status"] == "ok"
+    m.stop()
+    again: RunningMirror = mirror_factory("--index", "helix", data_dir=m.data_dir)
+    with again.client() as c:
+        hits = c.post("/v1/recall", json={"user_id": "hx-user", "query": "passport number"}).json()["memories"]
+    assert [h["memory_id"] for h in hits] == [mid]
+    again.stop()

@@ -132,6 +132,34 @@ def test_container_index_runs_milvus_on_fargate_with_efs(template: Any) -> None:
     template.has_resource_properties("AWS::EC2::SecurityGroupIngress", {"FromPort": 19530, "ToPort": 19530})
 
 
+def test_helix_index_runs_the_helixdb_container_on_its_port() -> None:
+    _, template = synth(index="helix")
+    template.has_resource_properties("AWS::ECS::TaskDefinition", {
+        "ContainerDefinitions": Match.array_with([Match.object_like({"Image": Match.string_like_regexp("helix")})])})
+    template.has_resource_properties("AWS::EC2::SecurityGroupIngress", {"FromPort": 6969, "ToPort": 6969})
+    env = [f["Properties"]["Environment"]["Variables"] for f in resources(template, "AWS::Lambda::Function").values()
+           if str(f["Properties"].get("Handler", "")).startswith("lambdas.")]
+    assert env and all(e["AGENT_MEMORY_INDEX_URI"].startswith("helix+http://helix.") for e in env)
+    assert all("AGENT_MEMORY_INDEX_TOKEN_SECRET_ARN" in e for e in env)
+
+
+def test_working_memory_table_has_ttl_and_only_the_api_may_use_it(template: Any) -> None:
+    from agent_memory.aws_resources import WORKING_TTL_ATTRIBUTE
+
+    template.has_resource_properties("AWS::DynamoDB::GlobalTable", {
+        "BillingMode": "PAY_PER_REQUEST",
+        "TimeToLiveSpecification": {"AttributeName": WORKING_TTL_ATTRIBUTE, "Enabled": True},
+        "SSESpecification": {"SSEEnabled": True},
+        "Replicas": [Match.object_like({"PointInTimeRecoverySpecification": {
+            "PointInTimeRecoveryEnabled": True}})]})
+    functions = resources(template, "AWS::Lambda::Function")
+    api = next(f for f in functions.values() if f["Properties"].get("Handler") == "lambdas.api.handler")
+    assert api["Properties"]["Environment"]["Variables"]["AGENT_MEMORY_WORKING_STORE"] == "dynamodb"
+    policies = resources(template, "AWS::IAM::Policy")
+    with_dynamo = [name for name, p in policies.items() if "dynamodb:" in json.dumps(p["Properties"])]
+    assert len(with_dynamo) == 1 and "Api" in with_dynamo[0]
+
+
 def test_functions_get_only_the_s3_actions_they_use(template: Any) -> None:
     docs = json.dumps(resources(template, "AWS::IAM::Policy"))
     assert "s3:*" not in docs and "s3:PutObject*" not in docs

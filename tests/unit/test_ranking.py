@@ -66,3 +66,21 @@ def test_context_is_oldest_first_labelled_and_bounded() -> None:
     assert build_context([]) == ""
     long = build_context([_recall_hit("x" * 500, i) for i in range(50)], max_chars=1000)
     assert len(long) <= 1000
+
+
+def test_token_budget_keeps_the_best_memories_in_time_order() -> None:
+    from agent_memory.prompt import estimate_tokens, system_prompt
+
+    assert estimate_tokens("我对花生过敏") == 6 and estimate_tokens("abcdefgh") == 2
+    hits = [_recall_hit(f"memory number {i} " + "词" * 40, days=i) for i in range(10)]
+    for i, h in enumerate(hits):
+        h.score = 1.0 - i / 10  # the newest scores best
+    prompt = system_prompt("You are a helpful assistant.", hits, max_tokens=150)
+    block = prompt.split("\n\n", 1)[1]
+    assert prompt.startswith("You are a helpful assistant.") and estimate_tokens(block) <= 150
+    kept = [line for line in block.splitlines()[1:]]
+    assert 0 < len(kept) < 10
+    numbers = [int(line.split("memory number ")[1].split()[0]) for line in kept]
+    assert numbers == sorted(numbers, reverse=True)  # oldest first = highest "days" first
+    assert set(numbers) == set(range(len(kept)))  # the best-scored ones were kept
+    assert system_prompt("Base.", []) == "Base."

@@ -1,0 +1,478 @@
+"""HTTP clients for the memory API: :class:`MemoryClient` and :class:`AsyncMemoryClient`.
+
+They have the methods and keyword arguments of the in-process :class:`agent_memory.Memory`
+and return the same types, so code moves between the two by changing one line. Each call
+is described once (:class:`_Api`: route, body, how to read the answer) and executed by a
+sync or an async transport, so the two clients cannot drift apart.
+
+Decisions:
+- Requests are validated with the service's own Pydantic models before they are sent, so
+  bad input fails at once with the message the server would give.
+- ``remember`` always sends an ``idempotency_key`` (a random one unless you give yours): a
+  retried POST after a lost answer then returns the same memory instead of a second one.
+- The API indexes asynchronously (202, then the ingest worker). ``remember(wait=True)``, the
+  default, polls until the new memories can be read back, so a recall right after sees
+  them, as with ``Memory``; pass ``wait=False`` in hot paths.
+- 429, 502, 503, 504 and connection errors are retried with exponential backoff and jitter
+  (``Retry-After`` honoured); other errors raise at once as the library's own exceptions
+  (:class:`NotFoundError`, :class:`InvalidInputError`, ...), so ``except`` clauses work
+  for both ``Memory`` and the clients.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Generic, TypeVar
+
+import httpx
+
+from agent_memory import errors
+from agent_memory.ids import validate_id, validate_memory_id
+from agent_memory.model import (
+    IndexRecord,
+    Message,
+    RecallHit,
+    RecallRequest,
+    RecallResult,
+    RememberRequest,
+    WorkingSetRequest,
+    validated,
+)
+
+T = TypeVar("T")
+RETRY_STATUSES = frozenset({429, 502, 503, 504})
+_ERRORS: dict[str, type[errors.AgentMemoryError]] = {
+    cls.__name__: cls for cls in (errors.InvalidInputError, errors.ContentTooLargeError, errors.NotFoundError,
+                                  errors.ConflictError, errors.ModelMismatchError,
+                                  errors.BackendUnavailableError, errors.AuthenticationError)}
+_BY_STATUS: dict[int, type[errors.AgentMemoryError]] = {
+    400: errors.InvalidInputError, 401: errors.AuthenticationError, 403: errors.AuthenticationError,
+    404: errors.NotFoundError, 409: errors.ConflictError, 413: errors.ContentTooLargeError,
+    415: errors.InvalidInputError, 422: errors.InvalidInputError, 429: errors.BackendUnavailableError,
+}
+
+
+def error_from_response(status: int, body: Any) -> errors.AgentMemoryError:
+    """The library exception for an API error answer ``{"error": kind, "message": text}``."""
+    kind = body.get("error") if isinstance(body, dict) else None
+    message = body.get("message") if isinstance(body, dict) else None
+    cls = _ERRORS.get(str(kind)) or _BY_STATUS.get(status) or (
+        errors.BackendUnavailableError if status >= 500 else errors.AgentMemoryError)
+    return cls(f"HTTP {status}: {message or body or 'no message'}")
+
+
+@dataclass(frozen=True)
+class _Call(Generic[T]):
+    method: str
+    path: str
+    parse: Callable[[Any], T]
+    params: dict[str, Any] = field(default_factory=dict)
+    body: dict[str, Any] | None = None
+
+
+def _records(rows: list[dict[str, Any]]) -> list[IndexRecord]:
+    return [IndexRecord.model_validate(r) for r in rows]
+
+
+def _recall_result(data: dict[str, Any]) -> RecallResult:
+    return RecallResult([RecallHit.model_validate(h) for h in data["memories"]], data.get("context", ""),
+                        data.get("recall_id", ""), data.get("query", ""))
+
+
+def _user_param(user_id: str | None) -> dict[str, Any]:
+    return {} if user_id is None else {"user_id": validate_id(user_id, "user_id")}
+
+
+class _Api:
+    """Every API call as data: the route, the validated body, how to read the answer."""
+
+    @staticmethod
+    def remember(user_id: str, content: str | None, messages: Sequence[dict[str, Any] | Message] | None,
+                 **fields: Any) -> _Call[list[str]]:
+        fields["idempotency_key"] = fields.get("idempotency_key") or uuid.uuid4().hex
+        req: RememberRequest = validated(RememberRequest, user_id=user_id, content=content,
+                                         messages=messages, **fields)
+        return _Call("POST", "/v1/memories", lambda d: list(d["memory_ids"]),
+                     body=req.model_dump(mode="json", exclude_none=True))
+
+    @staticmethod
+    def recall(user_id: str, query: str, **fields: Any) -> _Call[RecallResult]:
+        if fields.get("memory_types") is not None:
+            fields["memory_types"] = list(fields["memory_types"])
+        req: RecallRequest = validated(RecallRequest, user_id=user_id, query=query, **fields)
+        return _Call("POST", "/v1/recall", _recall_result, body=req.model_dump(mode="json", exclude_none=True))
+
+    @staticmethod
+    def get(memory_id: str, user_id: str | None) -> _Call[dict[str, Any]]:
+        return _Call("GET", f"/v1/memories/{validate_memory_id(memory_id)}", dict, _user_param(user_id))
+
+    @staticmethod
+    def forget(memory_id: str, user_id: str | None) -> _Call[IndexRecord]:
+        return _Call("DELETE", f"/v1/memories/{validate_memory_id(memory_id)}",
+                     lambda d: IndexRecord.model_validate(d["record"]), _user_param(user_id))
+
+    @staticmethod
+    def restore(memory_id: str, user_id: str | None) -> _Call[IndexRecord]:
+        return _Call("POST", f"/v1/memories/{validate_memory_id(memory_id)}/restore",
+                     lambda d: IndexRecord.model_validate(d["record"]), _user_param(user_id))
+
+    @staticmethod
+    def timeline(user_id: str, include_inactive: bool, include_deleted: bool, limit: int,
+                 before: datetime | None) -> _Call[list[IndexRecord]]:
+        params: dict[str, Any] = {"include_inactive": include_inactive, "include_deleted": include_deleted,
+                                  "limit": limit}
+        if before is not None:
+            params["before"] = before.isoformat()
+        return _Call("GET", f"/v1/users/{validate_id(user_id, 'user_id')}/memories",
+                     lambda d: _records(d["memories"]), params)
+
+    @staticmethod
+    def versions(topic_id: str, user_id: str) -> _Call[list[IndexRecord]]:
+        return _Call("GET", f"/v1/topics/{validate_id(topic_id, 'topic_id')}/versions",
+                     lambda d: _records(d["versions"]), _user_param(user_id))
+
+    @staticmethod
+    def recalls(user_id: str, limit: int) -> _Call[list[dict[str, Any]]]:
+        return _Call("GET", f"/v1/users/{validate_id(user_id, 'user_id')}/recalls",
+                     lambda d: list(d["recalls"]), {"limit": limit})
+
+    @staticmethod
+    def users(limit: int) -> _Call[list[dict[str, Any]]]:
+        return _Call("GET", "/v1/users", lambda d: list(d["users"]), {"limit": limit})
+
+    @staticmethod
+    def erase_user(user_id: str) -> _Call[dict[str, int]]:
+        return _Call("DELETE", f"/v1/users/{validate_id(user_id, 'user_id')}", lambda d: dict(d["erased"]))
+
+    @staticmethod
+    def _working(user_id: str, session_id: str, key: str | None = None) -> str:
+        path = f"/v1/users/{validate_id(user_id, 'user_id')}/sessions/{validate_id(session_id, 'session_id')}/working"
+        return path if key is None else f"{path}/{validate_id(key, 'key')}"
+
+    @staticmethod
+    def working_set(user_id: str, session_id: str, key: str, value: Any, ttl_s: float | None) -> _Call[None]:
+        body = validated(WorkingSetRequest, value=value, ttl_s=ttl_s).model_dump(mode="json", exclude_none=True)
+        return _Call("PUT", _Api._working(user_id, session_id, key), lambda d: None, body=body)
+
+    @staticmethod
+    def working_get(user_id: str, session_id: str, key: str) -> _Call[Any]:
+        return _Call("GET", _Api._working(user_id, session_id, key), lambda d: d["value"])
+
+    @staticmethod
+    def working_delete(user_id: str, session_id: str, key: str) -> _Call[bool]:
+        return _Call("DELETE", _Api._working(user_id, session_id, key), lambda d: bool(d["deleted"]))
+
+    @staticmethod
+    def working_items(user_id: str, session_id: str) -> _Call[dict[str, Any]]:
+        return _Call("GET", _Api._working(user_id, session_id), lambda d: dict(d["items"]))
+
+    @staticmethod
+    def working_clear(user_id: str, session_id: str) -> _Call[int]:
+        return _Call("DELETE", _Api._working(user_id, session_id), lambda d: int(d["cleared"]))
+
+    @staticmethod
+    def selfcheck() -> _Call[dict[str, Any]]:
+        return _Call("POST", "/v1/selfcheck", dict)
+
+    @staticmethod
+    def health() -> _Call[dict[str, Any]]:
+        return _Call("GET", "/health", dict)
+
+
+def _remember_fields(session_id: str, memory_type: str, importance: float | None, topic_id: str | None,
+                     source: str, metadata: dict[str, Any] | None, created_at: datetime | None,
+                     idempotency_key: str | None, context: str | None) -> dict[str, Any]:
+    return {"session_id": session_id, "memory_type": memory_type, "importance": importance,
+            "topic_id": topic_id, "source": source, "metadata": metadata or {}, "created_at": created_at,
+            "idempotency_key": idempotency_key, "context": context}
+
+
+class _Base:
+    def __init__(self, base_url: str, api_key: str | None, *, timeout: float, retries: int,
+                 backoff: float, index_wait: float) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.retries = retries
+        self.backoff = backoff
+        self.index_wait = index_wait
+        self._headers = {"x-api-key": api_key} if api_key else {}
+        self._timeout = timeout
+
+    def _delay(self, attempt: int, response: httpx.Response | None) -> float:
+        after = response.headers.get("retry-after") if response is not None else None
+        if after and after.isdigit():
+            return min(float(after), 30.0)
+        return float(min(self.backoff * (2 ** attempt), 5.0) * (0.5 + random.random() / 2))
+
+    def _result(self, call: _Call[T], response: httpx.Response) -> T:
+        try:
+            data = response.json()
+        except ValueError:
+            data = response.text
+        if response.status_code >= 400:
+            raise error_from_response(response.status_code, data)
+        return call.parse(data)
+
+    def _retryable(self, response: httpx.Response | None, attempt: int) -> bool:
+        return attempt < self.retries and (response is None or response.status_code in RETRY_STATUSES)
+
+
+class MemoryClient(_Base):
+    """The memory API over HTTP, synchronous. ``MemoryClient("http://127.0.0.1:8000", key)``."""
+
+    def __init__(self, base_url: str, api_key: str | None = None, *, timeout: float = 10.0, retries: int = 3,
+                 backoff: float = 0.2, index_wait: float = 30.0, transport: httpx.BaseTransport | None = None) -> None:
+        super().__init__(base_url, api_key, timeout=timeout, retries=retries, backoff=backoff, index_wait=index_wait)
+        self._http = httpx.Client(base_url=self.base_url, headers=self._headers, timeout=timeout,
+                                  transport=transport)
+
+    def _run(self, call: _Call[T]) -> T:
+        attempt = 0
+        while True:
+            response: httpx.Response | None = None
+            try:
+                response = self._http.request(call.method, call.path, params=call.params or None, json=call.body)
+            except httpx.TransportError as exc:
+                if not self._retryable(None, attempt):
+                    raise errors.BackendUnavailableError(f"cannot reach {self.base_url}: {exc}") from exc
+            if response is not None and not self._retryable(response, attempt):
+                return self._result(call, response)
+            time.sleep(self._delay(attempt, response))
+            attempt += 1
+
+    def remember(self, user_id: str, content: str | None = None, *,
+                 messages: Sequence[dict[str, Any] | Message] | None = None, session_id: str = "default",
+                 memory_type: str = "fact", importance: float | None = None, topic_id: str | None = None,
+                 source: str = "user_said", metadata: dict[str, Any] | None = None,
+                 created_at: datetime | None = None, idempotency_key: str | None = None,
+                 context: str | None = None, wait: bool = True) -> list[str]:
+        ids = self._run(_Api.remember(user_id, content, messages, **_remember_fields(
+            session_id, memory_type, importance, topic_id, source, metadata, created_at, idempotency_key, context)))
+        if wait:
+            deadline = time.monotonic() + self.index_wait
+            for mid in ids:
+                while not self._indexed(mid, user_id):
+                    if time.monotonic() > deadline:
+                        raise errors.BackendUnavailableError(
+                            f"memory {mid} is stored but not indexed after {self.index_wait:.0f} s; it will be "
+                            "indexed when the ingest worker catches up")
+                    time.sleep(0.1)
+        return ids
+
+    def _indexed(self, memory_id: str, user_id: str) -> bool:
+        try:
+            self.get(memory_id, user_id=user_id)
+            return True
+        except errors.NotFoundError:
+            return False
+
+    def recall(self, user_id: str, query: str, *, top_k: int | None = None, min_score: float | None = None,
+               memory_types: Sequence[str] | None = None, include_inferred: bool = False,
+               min_importance: float | None = None,
+               conversation: Sequence[dict[str, Any] | Message] | None = None,
+               consistency: str | None = None, log: bool = True) -> RecallResult:
+        return self._run(_Api.recall(user_id, query, top_k=top_k, min_score=min_score, memory_types=memory_types,
+                                     include_inferred=include_inferred, min_importance=min_importance,
+                                     conversation=conversation, consistency=consistency, log=log))
+
+    def get(self, memory_id: str, user_id: str | None = None) -> dict[str, Any]:
+        return self._run(_Api.get(memory_id, user_id))
+
+    def forget(self, memory_id: str, user_id: str | None = None) -> IndexRecord:
+        return self._run(_Api.forget(memory_id, user_id))
+
+    def restore(self, memory_id: str, user_id: str | None = None) -> IndexRecord:
+        return self._run(_Api.restore(memory_id, user_id))
+
+    def timeline(self, user_id: str, *, include_inactive: bool = False, include_deleted: bool = False,
+                 limit: int = 50, before: datetime | None = None) -> list[IndexRecord]:
+        return self._run(_Api.timeline(user_id, include_inactive, include_deleted, limit, before))
+
+    def versions(self, topic_id: str, *, user_id: str) -> list[IndexRecord]:
+        return self._run(_Api.versions(topic_id, user_id))
+
+    def recalls(self, user_id: str, limit: int = 50) -> list[dict[str, Any]]:
+        return self._run(_Api.recalls(user_id, limit))
+
+    def users(self, limit: int = 1000) -> list[dict[str, Any]]:
+        return self._run(_Api.users(limit))
+
+    def erase_user(self, user_id: str) -> dict[str, int]:
+        return self._run(_Api.erase_user(user_id))
+
+    def working(self, session_id: str, user_id: str = "default") -> RemoteWorkingMemory:
+        """The session's working memory, kept by the service (DynamoDB on AWS)."""
+        return RemoteWorkingMemory(self, user_id, session_id)
+
+    def selfcheck(self) -> dict[str, Any]:
+        return self._run(_Api.selfcheck())
+
+    def health(self) -> dict[str, Any]:
+        return self._run(_Api.health())
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> MemoryClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class AsyncMemoryClient(_Base):
+    """The memory API over HTTP for asyncio agents; the same methods as :class:`MemoryClient`, awaited."""
+
+    def __init__(self, base_url: str, api_key: str | None = None, *, timeout: float = 10.0, retries: int = 3,
+                 backoff: float = 0.2, index_wait: float = 30.0,
+                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+        super().__init__(base_url, api_key, timeout=timeout, retries=retries, backoff=backoff, index_wait=index_wait)
+        self._http = httpx.AsyncClient(base_url=self.base_url, headers=self._headers, timeout=timeout,
+                                       transport=transport)
+
+    async def _run(self, call: _Call[T]) -> T:
+        attempt = 0
+        while True:
+            response: httpx.Response | None = None
+            try:
+                response = await self._http.request(call.method, call.path, params=call.params or None,
+                                                    json=call.body)
+            except httpx.TransportError as exc:
+                if not self._retryable(None, attempt):
+                    raise errors.BackendUnavailableError(f"cannot reach {self.base_url}: {exc}") from exc
+            if response is not None and not self._retryable(response, attempt):
+                return self._result(call, response)
+            await asyncio.sleep(self._delay(attempt, response))
+            attempt += 1
+
+    async def remember(self, user_id: str, content: str | None = None, *,
+                       messages: Sequence[dict[str, Any] | Message] | None = None, session_id: str = "default",
+                       memory_type: str = "fact", importance: float | None = None, topic_id: str | None = None,
+                       source: str = "user_said", metadata: dict[str, Any] | None = None,
+                       created_at: datetime | None = None, idempotency_key: str | None = None,
+                       context: str | None = None, wait: bool = True) -> list[str]:
+        ids = await self._run(_Api.remember(user_id, content, messages, **_remember_fields(
+            session_id, memory_type, importance, topic_id, source, metadata, created_at, idempotency_key, context)))
+        if wait:
+            deadline = time.monotonic() + self.index_wait
+            for mid in ids:
+                while not await self._indexed(mid, user_id):
+                    if time.monotonic() > deadline:
+                        raise errors.BackendUnavailableError(
+                            f"memory {mid} is stored but not indexed after {self.index_wait:.0f} s; it will be "
+                            "indexed when the ingest worker catches up")
+                    await asyncio.sleep(0.1)
+        return ids
+
+    async def _indexed(self, memory_id: str, user_id: str) -> bool:
+        try:
+            await self.get(memory_id, user_id=user_id)
+            return True
+        except errors.NotFoundError:
+            return False
+
+    async def recall(self, user_id: str, query: str, *, top_k: int | None = None, min_score: float | None = None,
+                     memory_types: Sequence[str] | None = None, include_inferred: bool = False,
+                     min_importance: float | None = None,
+                     conversation: Sequence[dict[str, Any] | Message] | None = None,
+                     consistency: str | None = None, log: bool = True) -> RecallResult:
+        return await self._run(_Api.recall(
+            user_id, query, top_k=top_k, min_score=min_score, memory_types=memory_types,
+            include_inferred=include_inferred, min_importance=min_importance, conversation=conversation,
+            consistency=consistency, log=log))
+
+    async def get(self, memory_id: str, user_id: str | None = None) -> dict[str, Any]:
+        return await self._run(_Api.get(memory_id, user_id))
+
+    async def forget(self, memory_id: str, user_id: str | None = None) -> IndexRecord:
+        return await self._run(_Api.forget(memory_id, user_id))
+
+    async def restore(self, memory_id: str, user_id: str | None = None) -> IndexRecord:
+        return await self._run(_Api.restore(memory_id, user_id))
+
+    async def timeline(self, user_id: str, *, include_inactive: bool = False, include_deleted: bool = False,
+                       limit: int = 50, before: datetime | None = None) -> list[IndexRecord]:
+        return await self._run(_Api.timeline(user_id, include_inactive, include_deleted, limit, before))
+
+    async def versions(self, topic_id: str, *, user_id: str) -> list[IndexRecord]:
+        return await self._run(_Api.versions(topic_id, user_id))
+
+    async def recalls(self, user_id: str, limit: int = 50) -> list[dict[str, Any]]:
+        return await self._run(_Api.recalls(user_id, limit))
+
+    async def users(self, limit: int = 1000) -> list[dict[str, Any]]:
+        return await self._run(_Api.users(limit))
+
+    async def erase_user(self, user_id: str) -> dict[str, int]:
+        return await self._run(_Api.erase_user(user_id))
+
+    def working(self, session_id: str, user_id: str = "default") -> AsyncRemoteWorkingMemory:
+        return AsyncRemoteWorkingMemory(self, user_id, session_id)
+
+    async def selfcheck(self) -> dict[str, Any]:
+        return await self._run(_Api.selfcheck())
+
+    async def health(self) -> dict[str, Any]:
+        return await self._run(_Api.health())
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncMemoryClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class RemoteWorkingMemory:
+    """:class:`agent_memory.working.WorkingMemory` over HTTP: the same five methods."""
+
+    def __init__(self, client: MemoryClient, user_id: str, session_id: str) -> None:
+        self._c, self.user_id, self.session_id = client, user_id, session_id
+
+    def set(self, key: str, value: Any, ttl_s: float | None = None) -> None:
+        self._c._run(_Api.working_set(self.user_id, self.session_id, key, value, ttl_s))
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return self._c._run(_Api.working_get(self.user_id, self.session_id, key))
+        except errors.NotFoundError:
+            return default
+
+    def delete(self, key: str) -> bool:
+        return self._c._run(_Api.working_delete(self.user_id, self.session_id, key))
+
+    def items(self) -> dict[str, Any]:
+        return self._c._run(_Api.working_items(self.user_id, self.session_id))
+
+    def clear(self) -> int:
+        return self._c._run(_Api.working_clear(self.user_id, self.session_id))
+
+
+class AsyncRemoteWorkingMemory:
+    def __init__(self, client: AsyncMemoryClient, user_id: str, session_id: str) -> None:
+        self._c, self.user_id, self.session_id = client, user_id, session_id
+
+    async def set(self, key: str, value: Any, ttl_s: float | None = None) -> None:
+        await self._c._run(_Api.working_set(self.user_id, self.session_id, key, value, ttl_s))
+
+    async def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return await self._c._run(_Api.working_get(self.user_id, self.session_id, key))
+        except errors.NotFoundError:
+            return default
+
+    async def delete(self, key: str) -> bool:
+        return await self._c._run(_Api.working_delete(self.user_id, self.session_id, key))
+
+    async def items(self) -> dict[str, Any]:
+        return await self._c._run(_Api.working_items(self.user_id, self.session_id))
+
+    async def clear(self) -> int:
+        return await self._c._run(_Api.working_clear(self.user_id, self.session_id))
