@@ -19,7 +19,7 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValida
 from aws_lambda_powertools.event_handler.openapi.params import Query
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from agent_memory import runtime
+from agent_memory import console, runtime
 from agent_memory.errors import AgentMemoryError, InvalidInputError, NotFoundError
 from agent_memory.model import RecallRequest, RememberRequest, WorkingSetRequest
 from agent_memory.queue import IndexJob
@@ -69,6 +69,24 @@ def health() -> Response[Any]:
     result = runtime.memory().health()
     return Response(status_code=200 if result["status"] == "ok" else 503,
                     content_type=content_types.APPLICATION_JSON, body=result)
+
+
+@app.get("/console")
+def console_root() -> Response[str]:
+    """The memory console (see agent_memory/console). Relative redirect, so it works under a stage."""
+    return Response(status_code=302, headers={"Location": "console/index.html"}, body="")
+
+
+@app.get("/console/<name>")
+def console_file(name: str) -> Response[str]:
+    found = console.asset(name)
+    if found is None:
+        raise NotFoundError(f"no console file {name[:60]!r}")
+    text, ctype = found
+    return Response(status_code=200, content_type=ctype, body=text,
+                    headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff",
+                             "Content-Security-Policy": "default-src 'self'; connect-src 'self'; "
+                                                        "frame-ancestors 'none'"})
 
 
 @app.get("/openapi.json")

@@ -95,7 +95,12 @@ def _acknowledge(stack: AgentMemoryStack, options: DeployOptions, settings: Sett
     if options.auth == "api_key":
         v.acknowledge(id="AwsSolutions-APIG4", reason=(
             "Chosen by context auth=api_key: every method requires an API key bound to a usage plan; "
-            "deploy with -c auth=iam for SigV4 (AWS_IAM) authorization on every method."))
+            "deploy with -c auth=iam for SigV4 (AWS_IAM) authorization on every method. The only "
+            "exception is GET /console and GET /console/{name}: the console's static files, no data."))
+    else:
+        v.acknowledge(id="AwsSolutions-APIG4", reason=(
+            "Every method is AWS_IAM except GET /console and GET /console/{name}, which serve the "
+            "console's static files (no data; every call the page makes needs authorization)."))
     if options.index != "external":
         v.acknowledge(id="AwsSolutions-ECS2", reason=(
             "The index container's environment holds only non-secret Milvus settings; credentials "

@@ -38,6 +38,12 @@ class MemoryApi(Construct):
         # Bodies are validated by the function (Pydantic) with precise messages; API Gateway checks
         # declared parameters, and a body only against a model, which proxy routes do not declare.
         self.api.add_request_validator("Validator", validate_request_body=True, validate_request_parameters=True)
+        # The memory console's static files (GET only) are the one thing served without a key: they
+        # hold no data, and a browser cannot add x-api-key to a page load. Every call the page makes
+        # goes to the keyed routes above. (With auth=iam a browser cannot sign them: use API keys.)
+        console = self.api.root.add_resource("console")
+        for resource in (console, console.add_resource("{name}")):
+            resource.add_method("GET", authorization_type=apigw.AuthorizationType.NONE, api_key_required=False)
         if not iam:
             key = self.api.add_api_key("DefaultKey", api_key_name="agent-memory-default")
             plan = self.api.add_usage_plan("Plan", name="agent-memory", throttle=apigw.ThrottleSettings(

@@ -15,7 +15,6 @@ import threading
 from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -26,17 +25,21 @@ log = logging.getLogger("agent_memory.local")
 
 MAX_BODY_BYTES = 1_000_000
 OPEN_PATHS = ("/health",)
+"""Answered without a key, as the stack configures API Gateway: liveness, and the console's
+static files (``GET /console...``; they hold no data, every data call needs the key)."""
+
+
+def _open(path: str, method: str) -> bool:
+    return path in OPEN_PATHS or (method in ("GET", "HEAD") and (path == "/console" or path.startswith("/console/")))
 """Paths served without an API key (liveness probes, and the console's static files)."""
 
 
 class HttpGateway:
     """API Gateway (REST, proxy integration, API-key auth) on 127.0.0.1."""
 
-    def __init__(self, handler: Handler, port: int, api_keys: list[str],
-                 static_dir: Path | None = None) -> None:
+    def __init__(self, handler: Handler, port: int, api_keys: list[str]) -> None:
         self.handler = handler
         self.api_keys = [k for k in api_keys if k]
-        self.static_dir = static_dir
         gateway = self
 
         class _Req(BaseHTTPRequestHandler):
@@ -75,11 +78,8 @@ class HttpGateway:
             req.close_connection = True
             return
         raw = req.rfile.read(length) if length else b""
-        if self.static_dir and (path == "/console" or path.startswith("/console/")):
-            self._static(req, path)
-            return
         key = req.headers.get("x-api-key")
-        if path not in OPEN_PATHS and not self._authorized(key):
+        if not _open(path, req.command) and not self._authorized(key):
             self._send(req, HTTPStatus.FORBIDDEN, {"message": "Forbidden"})  # what API Gateway answers
             return
         try:
@@ -101,18 +101,6 @@ class HttpGateway:
         for k, vs in (resp.get("multiValueHeaders") or {}).items():
             hdrs.setdefault(k, vs[-1])
         self._raw(req, int(resp.get("statusCode", 200)), out.encode("utf-8"), hdrs)
-
-    def _static(self, req: BaseHTTPRequestHandler, path: str) -> None:
-        assert self.static_dir is not None
-        rel = path.removeprefix("/console").lstrip("/") or "index.html"
-        root = self.static_dir.resolve()
-        target = (root / rel).resolve()
-        if not target.is_relative_to(root) or not target.is_file():
-            self._send(req, HTTPStatus.NOT_FOUND, {"message": "Not Found"})
-            return
-        types = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
-                 ".css": "text/css; charset=utf-8", ".svg": "image/svg+xml", ".png": "image/png"}
-        self._raw(req, 200, target.read_bytes(), {"Content-Type": types.get(target.suffix, "application/octet-stream")})
 
     def _send(self, req: BaseHTTPRequestHandler, status: int, doc: dict[str, Any]) -> None:
         self._raw(req, status, json.dumps(doc).encode(), {"Content-Type": "application/json"})

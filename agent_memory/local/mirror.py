@@ -29,7 +29,6 @@ from agent_memory.local.bootstrap import (
 from agent_memory.local.lambda_runtime import HttpGateway, ScheduleQueuePoller, SqsPoller, Timer
 from agent_memory.local.processes import start_moto
 
-CONSOLE_DIR = Path(__file__).resolve().parent.parent / "console"
 SELFCHECK_RULE = "agent-memory-selfcheck-daily"
 
 
@@ -150,8 +149,7 @@ class Mirror:
         else:
             trigger = Timer(selfcheck.handler, o.selfcheck_every_s, SELFCHECK_RULE)
         self._parts = [
-            HttpGateway(api.handler, o.api_port, s.api_keys,
-                        static_dir=CONSOLE_DIR if CONSOLE_DIR.is_dir() else None).start(),
+            HttpGateway(api.handler, o.api_port, s.api_keys).start(),
             SqsPoller(sqs, self.queues.queue_url, self.queues.queue_arn, ingest.handler,
                       s.ingest_batch_size).start(),
             trigger.start(),

@@ -93,11 +93,22 @@ def test_daily_schedule_targets_selfcheck(template: Any) -> None:
         "MetricName": "SelfCheckSuccess", "TreatMissingData": "breaching"})
 
 
+def console_method(template: Any, method: dict[str, Any]) -> bool:
+    """GET on the /console resources: the console's static files, the one thing served without a key."""
+    ref = method["Properties"]["ResourceId"].get("Ref")  # the root resource is a GetAtt
+    if ref is None or method["Properties"]["HttpMethod"] != "GET":
+        return False
+    return template.to_json()["Resources"][ref]["Properties"]["PathPart"] in ("console", "{name}")
+
+
 def test_every_api_method_requires_an_api_key_by_default(template: Any) -> None:
     methods = resources(template, "AWS::ApiGateway::Method")
     assert methods
-    assert all(m["Properties"]["ApiKeyRequired"] is True for m in methods.values()
-               if m["Properties"]["HttpMethod"] != "OPTIONS")
+    data = [m for m in methods.values()
+            if m["Properties"]["HttpMethod"] != "OPTIONS" and not console_method(template, m)]
+    assert data and all(m["Properties"]["ApiKeyRequired"] is True for m in data)
+    console = [m for m in methods.values() if console_method(template, m)]
+    assert len(console) == 2 and all(m["Properties"].get("ApiKeyRequired") is not True for m in console)
     template.resource_count_is("AWS::ApiGateway::UsagePlan", 1)
     template.has_resource_properties("AWS::ApiGateway::Stage", {
         "AccessLogSetting": Match.object_like({"DestinationArn": Match.any_value()}),
@@ -106,7 +117,7 @@ def test_every_api_method_requires_an_api_key_by_default(template: Any) -> None:
 
 def test_iam_auth_variant_signs_every_method() -> None:
     _, template = synth(auth="iam")
-    methods = resources(template, "AWS::ApiGateway::Method").values()
+    methods = [m for m in resources(template, "AWS::ApiGateway::Method").values() if not console_method(template, m)]
     assert methods and all(m["Properties"]["AuthorizationType"] == "AWS_IAM" for m in methods)
     template.resource_count_is("AWS::ApiGateway::UsagePlan", 0)
 

@@ -1,0 +1,126 @@
+"""The console in headless Chromium (Debian `chromium` + `chromium-driver`, driven by Selenium)
+against `agent-memory up`: seed memories, open the timeline, run a recall and read its scores,
+forget one and see it marked, follow a topic's versions and the recall log. Screenshots go to
+`test-artifacts/console/`."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_memory import MemoryClient
+from tests.e2e.conftest import RunningMirror
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver")
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "console"
+pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER),
+                                reason="needs Debian chromium + chromium-driver (.ci/run installs them)")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = str(CHROMIUM)
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1440,900",
+                "--lang=en-US", "--disable-gpu"):
+        opts.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(executable_path=str(DRIVER)), options=opts)
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+
+
+def shot(browser: Any, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(ARTIFACTS / f"{name}.png"))
+
+
+def test_console_timeline_recall_forget_versions_and_log(mirror: RunningMirror, browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    key = (mirror.data_dir / "api_key").read_text().strip()
+    user = "console-demo"
+    with MemoryClient(mirror.url, key) as c:
+        [peanuts] = c.remember(user, "我对花生过敏", importance=0.9)
+        c.remember(user, "I work at Acme", topic_id="employer")
+        [globex] = c.remember(user, "I now work at Globex", topic_id="employer")
+        [coffee] = c.remember(user, "I take my coffee black", memory_type="preference")
+        c.remember("someone-else", "unrelated")
+    wait = WebDriverWait(browser, 20)
+
+    def text_of(css: str) -> str:
+        return str(wait.until(ec.visibility_of_element_located((By.CSS_SELECTOR, css))).text)
+
+    browser.get(f"{mirror.url}/console")  # redirects to console/index.html
+    assert browser.current_url.endswith("/console/index.html")
+    assert "enter a valid API key" in text_of("#status")
+    browser.find_element(By.ID, "api-key").send_keys(key)
+    browser.find_element(By.CSS_SELECTOR, "#key-form button").click()
+    wait.until(lambda b: user in b.find_element(By.ID, "users").text)
+    shot(browser, "1-users")
+
+    browser.find_element(By.LINK_TEXT, user).click()
+    wait.until(lambda b: "我对花生过敏" in b.find_element(By.ID, "timeline").text)
+    rows = {r.get_attribute("data-id"): r.text for r in browser.find_elements(By.CSS_SELECTOR, "#timeline tr[data-id]")}
+    assert set(rows) >= {peanuts, globex, coffee} and len(rows) == 4
+    assert "superseded" in next(t for t in rows.values() if "Acme" in t)
+    assert "active" in rows[globex] and "preference" in rows[coffee]
+    shot(browser, "2-timeline")
+
+    query = browser.find_element(By.ID, "recall-query")
+    query.send_keys("点餐时要注意什么")
+    query.submit()
+    wait.until(lambda b: "我对花生过敏" in b.find_element(By.CSS_SELECTOR, "#recall-results table").text)
+    first = browser.find_elements(By.CSS_SELECTOR, "#recall-results table tr")[1]
+    assert "我对花生过敏" in first.text and float(first.find_element(By.CSS_SELECTOR, ".score").text) > 0
+    assert "Long-term memories" in text_of("#recall-context")
+    shot(browser, "3-recall")
+
+    browser.find_element(By.CSS_SELECTOR, f'tr[data-id="{coffee}"] button.forget').click()
+    wait.until(lambda b: "deleted" in b.find_element(By.CSS_SELECTOR, f'tr[data-id="{coffee}"]').text)
+    assert "forgotten" in text_of("#status")
+    with MemoryClient(mirror.url, key) as c:
+        assert c.get(coffee, user_id=user)["record"]["deleted_at"] is not None
+    shot(browser, "4-forgotten")
+
+    browser.find_element(By.CSS_SELECTOR, f'tr[data-id="{globex}"] td.content a').click()
+    versions = text_of("#versions")
+    assert "I work at Acme" in versions and "I now work at Globex" in versions
+    assert '"storage_key"' in text_of("#record") and "I now work at Globex" in text_of("#original")
+    shot(browser, "5-memory")
+
+    browser.get(f"{mirror.url}/console/index.html#/u/{user}/recalls")
+    log = text_of("details.recall summary")
+    assert "点餐时要注意什么" in log
+    browser.find_element(By.CSS_SELECTOR, "details.recall summary").click()
+    assert "chosen" in text_of("details.recall table")
+    shot(browser, "6-recall-log")
+
+    browser.get(f"{mirror.url}/console/index.html#/u/{user}")
+    wait.until(ec.element_to_be_clickable((By.ID, "erase"))).click()
+    browser.switch_to.alert.accept()
+    wait.until(lambda b: "erased console-demo" in b.find_element(By.ID, "status").text)
+    with MemoryClient(mirror.url, key) as c:
+        assert [u["user_id"] for u in c.users()] == ["someone-else"]
+
+
+def test_console_files_are_served_without_a_key_but_data_is_not(mirror: RunningMirror) -> None:
+    import httpx
+
+    page = httpx.get(f"{mirror.url}/console/index.html")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert httpx.get(f"{mirror.url}/console/app.js").headers["content-type"].startswith("text/javascript")
+    assert httpx.get(f"{mirror.url}/console/..%2Fservice.py").status_code == 404
+    assert httpx.get(f"{mirror.url}/console/nope.js").status_code == 404
+    assert httpx.get(f"{mirror.url}/v1/users").status_code == 403
+    assert "cdn" not in page.text.lower() and "http" not in page.text.split("<body>")[1]  # nothing external
