@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from agent_memory.config import Settings
-from agent_memory.errors import AgentMemoryError
+from agent_memory.errors import AgentMemoryError, BackendUnavailableError
 
 app = typer.Typer(help="Long-term memory for LLM agents.", no_args_is_help=True,
                   pretty_exceptions_enable=False)
@@ -206,12 +206,40 @@ def health(data_dir: DataDir = None) -> None:
 
 
 @app.command()
+def redrive(
+    sqs_endpoint: Annotated[str | None, typer.Option(help="SQS endpoint (make up: http://127.0.0.1:4566).")] = None,
+    limit: Annotated[int | None, typer.Option(help="Move at most this many messages.")] = None,
+) -> None:
+    """Move failed index jobs from the dead-letter queue back to the write queue (once the index is back)."""
+    from agent_memory.queue.sqs import make_sqs_client
+    from agent_memory.queue.sqs import redrive as run
+
+    s = Settings()
+    client = make_sqs_client(sqs_endpoint or s.sqs_endpoint_url, s.aws_region)
+    try:
+        dlq = client.get_queue_url(QueueName=s.dead_letter_queue_name)["QueueUrl"]
+        queue = s.write_queue_url or client.get_queue_url(QueueName=s.write_queue_name)["QueueUrl"]
+        depth = int(client.get_queue_attributes(QueueUrl=dlq, AttributeNames=["ApproximateNumberOfMessages"])[
+            "Attributes"]["ApproximateNumberOfMessages"])
+        with Progress(TextColumn("redrive"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=err_console) as bar:
+            task = bar.add_task("redrive", total=min(depth, limit) if limit else depth)
+            moved = run(client, dlq, queue, limit=limit, on_progress=lambda n: bar.advance(task, n))
+    except AgentMemoryError as exc:
+        raise _fail(exc) from exc
+    except Exception as exc:  # botocore: queue missing, endpoint down
+        raise _fail(BackendUnavailableError(f"cannot reach the queues: {exc}")) from exc
+    _dump({"moved": moved, "from": dlq, "to": queue})
+
+
+@app.command()
 def up(
     port: Annotated[int, typer.Option(help="API port on 127.0.0.1 (0 = any free port).")] = 8000,
     emulator_port: Annotated[int, typer.Option(help="S3/SQS emulator port (0 = any free port).")] = 4566,
     index: Annotated[str, typer.Option(help="lite (Milvus Lite file), milvus (a real Milvus server) "
                                             "or helix (the embedded HelixDB engine).")] = "lite",
     selfcheck_every: Annotated[float, typer.Option(help="Seconds between scheduled self-checks.")] = 86_400,
+    visibility_timeout: Annotated[int, typer.Option(help="Seconds before a failed index job is retried.")] = 10,
     s3_endpoint: Annotated[str | None, typer.Option(help="An S3 server to use instead of the emulator.")] = None,
     sqs_endpoint: Annotated[str | None, typer.Option(help="An SQS endpoint to use instead of moto.")] = None,
     index_uri: Annotated[str | None, typer.Option(help="An index to use instead of the embedded one.")] = None,
@@ -232,6 +260,7 @@ def up(
     logging.getLogger("grpc._server").setLevel(logging.CRITICAL)  # Milvus Lite's unimplemented-RPC noise
     mirror = Mirror(MirrorOptions(data_dir=data_dir, api_port=port, emulator_port=emulator_port,
                                   index=index, selfcheck_every_s=selfcheck_every,  # type: ignore[arg-type]
+                                  visibility_timeout_s=visibility_timeout,
                                   s3_endpoint=s3_endpoint, sqs_endpoint=sqs_endpoint, index_uri=index_uri,
                                   emulator=emulator, s3=s3))  # type: ignore[arg-type]
     try:
@@ -409,6 +438,31 @@ def mcp(
         serve(backend, user, transport=transport, port=port)  # type: ignore[arg-type]
     except AgentMemoryError as exc:
         raise _fail(exc) from exc
+
+
+@app.command()
+def soak(
+    url: Annotated[str, typer.Option(help="The service (make up's by default).")] = "http://127.0.0.1:8000",
+    api_key: Annotated[str | None, typer.Option(envvar="AGENT_MEMORY_API_KEY",
+                                                help="API key (default: .local/api_key).")] = None,
+    clients: Annotated[int, typer.Option(help="Concurrent clients, each with its own user.")] = 8,
+    duration: Annotated[float, typer.Option(help="Seconds of load.")] = 120.0,
+    out: Annotated[Path, typer.Option(help="Folder for the JSON result.")] = Path("results"),
+) -> None:
+    """Reliability under load: clients remember and recall for a while, then every acknowledged
+    memory must be in S3 and in the index (0 errors, 0 missing, 0 duplicates)."""
+    from agent_memory.evaluation import soak as s
+
+    key = api_key or (Path(".local/api_key").read_text().strip() if Path(".local/api_key").exists() else None)
+    with Progress(TextColumn("soak"), BarColumn(), TimeElapsedColumn(), TextColumn("{task.completed} ops"),
+                  console=err_console) as bar:
+        task = bar.add_task("soak", total=None)
+        result = s.run(url, key, clients=clients, duration_s=duration, on_tick=lambda: bar.advance(task, 2))
+    _dump(result)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "soak.json").write_text(json.dumps(result, indent=2))
+    if result["errors"] or result["missing"] or result["duplicates"]:
+        raise typer.Exit(code=1)
 
 
 def tempfile_dir() -> str:

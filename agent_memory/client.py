@@ -50,7 +50,8 @@ RETRY_STATUSES = frozenset({429, 502, 503, 504})
 _ERRORS: dict[str, type[errors.AgentMemoryError]] = {
     cls.__name__: cls for cls in (errors.InvalidInputError, errors.ContentTooLargeError, errors.NotFoundError,
                                   errors.ConflictError, errors.ModelMismatchError,
-                                  errors.BackendUnavailableError, errors.AuthenticationError)}
+                                  errors.BackendUnavailableError, errors.AuthenticationError,
+                                  errors.ForbiddenError)}
 _BY_STATUS: dict[int, type[errors.AgentMemoryError]] = {
     400: errors.InvalidInputError, 401: errors.AuthenticationError, 403: errors.AuthenticationError,
     404: errors.NotFoundError, 409: errors.ConflictError, 413: errors.ContentTooLargeError,

@@ -84,6 +84,10 @@ class Settings(BaseSettings):
     # --- API -------------------------------------------------------------------
     api_keys: list[str] = []
     """Keys the local gateway accepts in ``x-api-key`` (API Gateway checks them on AWS)."""
+    api_key_users: dict[str, list[str]] = {}
+    """Which users each key may act for, e.g. ``{"key-of-app-a": ["alice", "bob"]}``; ``"*"`` = any.
+    A key not listed here acts for any user (the mirror's own key, operators' keys). Enforced by
+    the API function on every route (see :mod:`agent_memory.access`), locally and on AWS."""
 
     # --- recall ----------------------------------------------------------------
     top_k: int = Field(5, ge=1, le=100)

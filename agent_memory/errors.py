@@ -46,3 +46,9 @@ class AuthenticationError(AgentMemoryError):
     """The API refused the caller's key or credentials."""
 
     status_code = 401
+
+
+class ForbiddenError(AgentMemoryError):
+    """The caller is authenticated but may not act for this user (or use this route)."""
+
+    status_code = 403

@@ -81,7 +81,9 @@ _memory_override: list[Memory] = []
 
 
 def reset() -> None:
-    if memory.built:
+    """Forget everything built; close the Memory only if the runtime built it (one handed to
+    :func:`configure` belongs to the caller, who may hand it over again)."""
+    if memory.built and not _memory_override:
         memory().close()
     settings.cache_clear()
     memory.cache_clear()

@@ -172,6 +172,21 @@ class Memory:
         for o in originals:
             for old_id in o.state.supersedes:
                 self._supersede(o.user_id, old_id, by=o.memory_id)
+        for user_id, topic_id in sorted({(o.user_id, o.topic_id) for o in originals if o.topic_id}):
+            self._settle_topic(user_id, topic_id)
+
+    def _settle_topic(self, user_id: str, topic_id: str) -> None:
+        """Exactly one active version per topic, even with concurrent writers: two workers can each
+        resolve their memory before the other's is indexed and both stay active. Checked after the
+        write (reads see writes), so whichever worker checks last sees both; the newest
+        ``(created_at, id)`` wins, deterministically, and the others are superseded."""
+        active = self.index.query(MemoryFilter(user_id=user_id, topic_id=topic_id, sources=None, active_only=True))
+        if len(active) <= 1:
+            return
+        winner = max(active, key=lambda r: (r.created_at, r.id))
+        for r in active:
+            if r.id != winner.id:
+                self._supersede(user_id, r.id, by=winner.id)
 
     def _resolve_topic(self, o: Original) -> Original:
         """Decide who is current on ``o.topic_id``: the newest by ``created_at`` wins.
@@ -203,7 +218,14 @@ class Memory:
         original.state.is_active = False
         original.state.superseded_by = by
         self.store.put_json(self.storage_key(user_id, memory_id), original.model_dump(mode="json"))
-        self.index.set_state(memory_id, False, original.state.deleted_at)
+        for attempt in range(4):
+            try:
+                self.index.set_state(memory_id, False, original.state.deleted_at)
+                return
+            except NotFoundError:
+                # Another process is replacing this row right now (Milvus: delete + insert); retry
+                # briefly. If it never reappears, the other writer's row stands: it supersedes too.
+                time.sleep(0.05 * (attempt + 1))
 
     def _load_original(self, user_id: str, memory_id: str) -> Original | None:
         try:

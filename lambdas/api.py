@@ -15,12 +15,14 @@ from typing import Annotated, Any
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response, content_types
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError as RouteNotFound
+from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from aws_lambda_powertools.event_handler.openapi.params import Query
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory import console, runtime
-from agent_memory.errors import AgentMemoryError, InvalidInputError, NotFoundError
+from agent_memory.access import check_access
+from agent_memory.errors import AgentMemoryError, ForbiddenError, InvalidInputError, NotFoundError
 from agent_memory.model import RecallRequest, RememberRequest, WorkingSetRequest
 from agent_memory.queue import IndexJob
 
@@ -29,6 +31,23 @@ tracer = Tracer(service="agent-memory-api")
 metrics = Metrics(namespace="AgentMemory", service="api")
 app = APIGatewayRestResolver(enable_validation=True)
 app.enable_swagger(path="/swagger", title="agent-memory", version="1")
+
+
+def _key_binding(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response[Any]:
+    """Enforce which users the caller's API key may act for (``api_key_users``)."""
+    bindings = runtime.settings().api_key_users
+    if bindings:
+        event = app.current_event
+        key = event.request_context.identity.api_key
+        try:
+            check_access(bindings.get(key) if key else None, event.path,
+                         event.multi_value_query_string_parameters or {}, event.decoded_body)
+        except ForbiddenError as exc:
+            return _error(HTTPStatus.FORBIDDEN, "ForbiddenError", str(exc))
+    return next_middleware(app)
+
+
+app.use(middlewares=[_key_binding])
 
 
 def _error(status: int, kind: str, message: str, details: Any = None) -> Response[Any]:

@@ -43,6 +43,7 @@ REMOTE = ("helix+http://", "helix+https://")
 WRITE_BATCH = 200  # rows per request: one request per row is ~10x slower, huge ones fail
 MAX_CANDIDATES = 16_384
 INDEX_BUILD_TIMEOUT_S = 120.0
+WRITE_RETRIES = 6
 
 
 def predicates(flt: MemoryFilter) -> tuple[str, list[hx.Predicate]]:
@@ -77,6 +78,7 @@ class _Shared:
 
     lock: ClassVar[threading.Lock] = threading.Lock()
     handles: ClassVar[dict[str, tuple[hx.Client, int]]] = {}
+    writers: ClassVar[dict[int, threading.Lock]] = {}
 
     @classmethod
     def open(cls, root: Path, database: str) -> hx.Client:
@@ -88,6 +90,11 @@ class _Shared:
                 client = hx.Client.embedded(hx.Disk(str(root.resolve()), database))
             cls.handles[key] = (client, refs + 1)
             return client
+
+    @classmethod
+    def write_lock(cls, client: hx.Client) -> threading.Lock:
+        with cls.lock:
+            return cls.writers.setdefault(id(client), threading.Lock())
 
     @classmethod
     def release(cls, client: hx.Client) -> None:
@@ -277,7 +284,18 @@ class HelixIndex(VectorIndex):
         return self._send(hx.QueryRequest.read(batch), params)
 
     def _write(self, batch: hx.WriteBatch, **params: Any) -> Any:
-        return self._send(hx.QueryRequest.write(batch), params)
+        """Write transactions are optimistic: two at once can conflict. Every write here is
+        idempotent (replace by id, set properties, drop), so a conflict is retried with backoff;
+        in-process writers also take turns on one lock per engine handle."""
+        for attempt in range(WRITE_RETRIES):
+            try:
+                with _Shared.write_lock(self.client):
+                    return self._send(hx.QueryRequest.write(batch), params)
+            except BackendUnavailableError as exc:
+                if "conflict" not in str(exc).lower() or attempt == WRITE_RETRIES - 1:
+                    raise
+                time.sleep(0.02 * 2 ** attempt)
+        raise AssertionError("unreachable")
 
     def _send(self, request: hx.QueryRequest, params: dict[str, Any]) -> Any:
         for name, value in params.items():

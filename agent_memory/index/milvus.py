@@ -10,6 +10,7 @@ rows of a partition-key collection (seen on our machines).
 from __future__ import annotations
 
 import json
+import threading
 from datetime import datetime
 from typing import Any
 
@@ -36,6 +37,7 @@ class MilvusIndex(VectorIndex):
         self.consistency_level = consistency_level
         self._dim = 0
         self._unflushed = 0
+        self._row_locks = [threading.Lock() for _ in range(64)]
         try:
             self.client = MilvusClient(uri=uri, token=token or "")
         except MilvusException as exc:
@@ -107,6 +109,12 @@ class MilvusIndex(VectorIndex):
         self._unflushed = 0
 
     def set_state(self, memory_id: str, is_active: bool, deleted_at: datetime | None) -> None:
+        """Read the row, then delete + insert it changed (no working upsert on 2.3.5). Serialized per
+        row within the process, so two threads never see the row between the delete and the insert."""
+        with self._row_locks[hash(memory_id) % len(self._row_locks)]:
+            self._set_state(memory_id, is_active, deleted_at)
+
+    def _set_state(self, memory_id: str, is_active: bool, deleted_at: datetime | None) -> None:
         found = self._call(self.client.query, self.collection,
                            filter=f"id == {quote(validate_memory_id(memory_id))}",
                            output_fields=[*SCALAR_FIELDS, "embedding"], consistency_level="Strong")

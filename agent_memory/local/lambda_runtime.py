@@ -40,6 +40,10 @@ class HttpGateway:
     def __init__(self, handler: Handler, port: int, api_keys: list[str]) -> None:
         self.handler = handler
         self.api_keys = [k for k in api_keys if k]
+        # Lambda never runs two invocations in one process, and the handler relies on it: Powertools'
+        # resolver keeps per-request state on the module-level app (concurrent calls failed with
+        # KeyError '_route' under load). Connections are still accepted concurrently.
+        self._invocation = threading.Lock()
         gateway = self
 
         class _Req(BaseHTTPRequestHandler):
@@ -91,7 +95,8 @@ class HttpGateway:
         event = api_gateway_event(req.command, path, parse_qs(url.query, keep_blank_values=True),
                                   headers, body, api_key=key)
         try:
-            resp = self.handler(event, LocalContext("agent-memory-api"))
+            with self._invocation:  # one request at a time, like one Lambda instance
+                resp = self.handler(event, LocalContext("agent-memory-api"))
         except Exception:  # the handler maps errors itself; this is the Lambda crashing
             log.exception("api handler crashed")
             self._send(req, HTTPStatus.BAD_GATEWAY, {"message": "Internal server error"})

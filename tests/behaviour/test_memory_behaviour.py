@@ -264,3 +264,18 @@ def test_selfcheck_passes_and_cleans_up(memory: Memory) -> None:
     assert result["ok"], result
     assert memory.timeline(memory.settings.canary_user_id, include_inactive=True, include_deleted=True) == []
     assert memory.health()["status"] == "ok"
+
+
+def test_concurrent_writers_leave_exactly_one_active_version(memory: Memory) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    u = new_user()
+    with ThreadPoolExecutor(6) as pool:
+        ids = list(pool.map(lambda i: memory.remember(user_id=u, content=f"I live in city number {i}",
+                                                      topic_id="city")[0], range(6)))
+    versions = memory.versions("city", user_id=u)
+    assert sorted(v.id for v in versions) == sorted(ids)
+    [active] = [v for v in versions if v.is_active]
+    assert active.id == max(versions, key=lambda v: (v.created_at, v.id)).id
+    for v in versions:  # the originals (what a re-index reads) agree with the index
+        assert memory.get(v.id, user_id=u)["original"]["state"]["is_active"] is v.is_active

@@ -40,12 +40,13 @@ def stack(moto_server: ServerProcess, tmp_path_factory: pytest.TempPathFactory,
 
 
 def call_api(method: str, path: str, body: Any = None, query: dict[str, str] | None = None,
-             content_type: str = "application/json") -> tuple[int, Any]:
+             content_type: str = "application/json", api_key: str | None = None) -> tuple[int, Any]:
     from lambdas import api
 
     raw = body if isinstance(body, str) or body is None else json.dumps(body)
     headers = {"content-type": content_type} if raw is not None else {}
-    event = api_gateway_event(method, path, {k: [v] for k, v in (query or {}).items()}, headers, raw)
+    event = api_gateway_event(method, path, {k: [v] for k, v in (query or {}).items()}, headers, raw,
+                              api_key=api_key)
     resp = api.handler(event, LocalContext("api"))
     return resp["statusCode"], json.loads(resp["body"]) if resp.get("body") else None
 
@@ -197,3 +198,38 @@ def test_s3_unreachable_is_503_and_nothing_is_enqueued(stack: tuple[Settings, Qu
         assert status == 503 and body["store"].startswith("unavailable")
     finally:
         runtime.configure(s, memory=healthy)
+
+
+def test_api_key_acts_only_for_its_users(stack: tuple[Settings, Queues, Any]) -> None:
+    s, queues, sqs = stack
+    alice, bob = new_user("alice"), new_user("bob")
+    runtime.configure(s.model_copy(update={"api_key_users": {"k-app": [alice], "k-any": ["*"]}}),
+                      memory=runtime.memory())
+    try:
+        ok, doc = call_api("POST", "/v1/memories", {"user_id": alice, "content": "I like tea"}, api_key="k-app")
+        assert ok == 202, doc
+        [mid] = doc["memory_ids"]
+        drain(sqs, queues)
+        refused = [
+            call_api("POST", "/v1/memories", {"user_id": bob, "content": "x"}, api_key="k-app"),
+            call_api("POST", "/v1/recall", {"user_id": bob, "query": "tea"}, api_key="k-app"),
+            call_api("GET", f"/v1/users/{bob}/memories", api_key="k-app"),
+            call_api("DELETE", f"/v1/users/{bob}", api_key="k-app"),
+            call_api("GET", f"/v1/memories/{mid}", api_key="k-app"),  # by id: must name the user
+            call_api("GET", f"/v1/memories/{mid}", query={"user_id": bob}, api_key="k-app"),
+            call_api("POST", "/v1/recall", {"user_id": alice, "query": "tea"}, query={"user_id": bob},
+                     api_key="k-app"),
+            call_api("GET", "/v1/users", api_key="k-app"),  # spans all users
+            call_api("POST", "/v1/selfcheck", api_key="k-app"),
+        ]
+        for status, body in refused:
+            assert status == 403 and body["error"] == "ForbiddenError", body
+        assert call_api("GET", f"/v1/memories/{mid}", query={"user_id": alice}, api_key="k-app")[0] == 200
+        assert call_api("POST", "/v1/recall", {"user_id": alice, "query": "tea"}, api_key="k-app")[0] == 200
+        assert call_api("GET", f"/v1/users/{alice}/memories", api_key="k-app")[0] == 200
+        assert call_api("GET", "/health", api_key="k-app")[0] == 200
+        for key in ("k-any", "k-unlisted"):  # "*" and keys without a binding act for anyone
+            assert call_api("GET", f"/v1/users/{bob}/memories", api_key=key)[0] == 200
+            assert call_api("GET", "/v1/users", api_key=key)[0] == 200
+    finally:
+        runtime.configure(s, memory=runtime.memory())
