@@ -74,13 +74,14 @@ def recall(
     top_k: Annotated[int | None, typer.Option("--top-k", "-k")] = None,
     min_score: Annotated[float | None, typer.Option(help="Similarity floor (default: the model's).")] = None,
     include_inferred: Annotated[bool, typer.Option("--include-inferred")] = False,
+    include_cold: Annotated[bool, typer.Option("--include-cold", help="Re-hydrate the cold tier first.")] = False,
     as_json: AsJson = False,
     data_dir: DataDir = None,
 ) -> None:
     """Recall the memories most relevant to a query, with their score parts."""
     try:
         result = _memory(data_dir).recall(user_id=user, query=query, top_k=top_k, min_score=min_score,
-                                          include_inferred=include_inferred)
+                                          include_inferred=include_inferred, include_cold=include_cold)
     except AgentMemoryError as exc:
         raise _fail(exc) from None
     if as_json:
@@ -180,11 +181,18 @@ def reindex(
     embedder = make_embedder(s)
     target = open_index(s, uri=to, collection=collection)
 
+    archived: list[str] = []
+
     def originals() -> Any:
+        from agent_memory.errors import ArchivedError
         from agent_memory.model import Original
 
         for key in keys:
-            yield Original.model_validate(store.get_json(key))
+            try:
+                yield Original.model_validate(store.get_json(key))
+            except ArchivedError:  # GLACIER / DEEP_ARCHIVE: ask for a copy, re-run once restored
+                store.restore(key)
+                archived.append(key)
 
     with Progress(TextColumn("reindex"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err_console) as bar:
@@ -192,7 +200,8 @@ def reindex(
         report = run(originals(), lambda o: original_key(s.key_prefix, o.user_id, o.memory_id),
                      embedder, target, missing_only=missing,
                      on_progress=lambda n: bar.advance(task, n))
-    console.print(f"indexed {report.indexed}, already present {report.skipped}, "
+    console.print(f"indexed {report.indexed}, already present {report.skipped}, cold tier {report.cold}, "
+                  f"archived (restore requested, re-run later) {len(archived)}, "
                   f"into {target.uri} with {embedder.info.provider}/{embedder.info.model}")
 
 
@@ -203,6 +212,32 @@ def health(data_dir: DataDir = None) -> None:
     _dump(result)
     if result["status"] != "ok":
         raise typer.Exit(code=1)
+
+
+@app.command()
+def tier(
+    user: Annotated[str | None, typer.Option("--user", "-u", help="Only this user.")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Count, move nothing.")] = False,
+    data_dir: DataDir = None,
+) -> None:
+    """Move old, unimportant, unrecalled memories out of the index into the cold tier (S3 keeps them)."""
+    from dataclasses import asdict
+
+    from agent_memory.tiering import tier_all, tier_user
+
+    m = _memory(data_dir)
+    try:
+        if user:
+            report = tier_user(m, user, dry_run=dry_run)
+        else:
+            users = m.users(limit=10_000)
+            with Progress(TextColumn("tier"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                          console=err_console) as bar:
+                task = bar.add_task("tier", total=len(users))
+                report = tier_all(m, dry_run=dry_run, on_user=lambda _u: bar.advance(task))
+    except AgentMemoryError as exc:
+        raise _fail(exc) from exc
+    _dump({**asdict(report), "dry_run": dry_run, "index_rows_now": m.index.count()})
 
 
 @app.command()
@@ -349,6 +384,8 @@ def bench(
         help="Bench an index that is already running (e.g. helix+http://..., a Milvus cluster) in a "
              "new collection, dropped at the end. Overrides --index.")] = None,
     queries: Annotated[int, typer.Option(help="Recall queries per concurrency level.")] = 400,
+    tiering: Annotated[bool, typer.Option("--tiering", help="Instead: a synthetic year of memories, index "
+                                          "size and latency before/after tiering, re-hydration time.")] = False,
     out: Annotated[Path, typer.Option(help="Folder for the JSON result.")] = Path("results"),
 ) -> None:
     """Speed: load synthetic memories, then time recall, search, ingest and remember (JSON + table)."""
@@ -394,8 +431,16 @@ def bench(
             def advance(stage: str, n: int) -> None:
                 bar.advance(tasks[stage], n)
 
-            result = b.run(memories, users, settings, advance, recall_queries=queries,
-                           label=f"{index}-{memories // 1000}k")
+            if tiering:
+                from agent_memory.evaluation import tiering_bench
+
+                tasks["measure"] = bar.add_task("measure (before, after)", total=2)
+                bar.remove_task(tasks.pop("recall"))
+                result = tiering_bench.run(memories, users, settings, advance)
+                result["label"] = f"tiering-{index}-{memories // 1000}k"
+            else:
+                result = b.run(memories, users, settings, advance, recall_queries=queries,
+                               label=f"{index}-{memories // 1000}k")
     finally:
         for server in reversed(servers):
             server.stop()

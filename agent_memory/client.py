@@ -51,7 +51,7 @@ _ERRORS: dict[str, type[errors.AgentMemoryError]] = {
     cls.__name__: cls for cls in (errors.InvalidInputError, errors.ContentTooLargeError, errors.NotFoundError,
                                   errors.ConflictError, errors.ModelMismatchError,
                                   errors.BackendUnavailableError, errors.AuthenticationError,
-                                  errors.ForbiddenError)}
+                                  errors.ForbiddenError, errors.ArchivedError)}
 _BY_STATUS: dict[int, type[errors.AgentMemoryError]] = {
     400: errors.InvalidInputError, 401: errors.AuthenticationError, 403: errors.AuthenticationError,
     404: errors.NotFoundError, 409: errors.ConflictError, 413: errors.ContentTooLargeError,
@@ -83,7 +83,7 @@ def _records(rows: list[dict[str, Any]]) -> list[IndexRecord]:
 
 def _recall_result(data: dict[str, Any]) -> RecallResult:
     return RecallResult([RecallHit.model_validate(h) for h in data["memories"]], data.get("context", ""),
-                        data.get("recall_id", ""), data.get("query", ""))
+                        data.get("recall_id", ""), data.get("query", ""), int(data.get("rehydrated", 0)))
 
 
 def _user_param(user_id: str | None) -> dict[str, Any]:
@@ -276,10 +276,11 @@ class MemoryClient(_Base):
                memory_types: Sequence[str] | None = None, include_inferred: bool = False,
                min_importance: float | None = None,
                conversation: Sequence[dict[str, Any] | Message] | None = None,
-               consistency: str | None = None, log: bool = True) -> RecallResult:
+               consistency: str | None = None, log: bool = True, include_cold: bool = False) -> RecallResult:
         return self._run(_Api.recall(user_id, query, top_k=top_k, min_score=min_score, memory_types=memory_types,
                                      include_inferred=include_inferred, min_importance=min_importance,
-                                     conversation=conversation, consistency=consistency, log=log))
+                                     conversation=conversation, consistency=consistency, log=log,
+                                     include_cold=include_cold))
 
     def get(self, memory_id: str, user_id: str | None = None) -> dict[str, Any]:
         return self._run(_Api.get(memory_id, user_id))
@@ -381,11 +382,12 @@ class AsyncMemoryClient(_Base):
                      memory_types: Sequence[str] | None = None, include_inferred: bool = False,
                      min_importance: float | None = None,
                      conversation: Sequence[dict[str, Any] | Message] | None = None,
-                     consistency: str | None = None, log: bool = True) -> RecallResult:
+                     consistency: str | None = None, log: bool = True,
+                     include_cold: bool = False) -> RecallResult:
         return await self._run(_Api.recall(
             user_id, query, top_k=top_k, min_score=min_score, memory_types=memory_types,
             include_inferred=include_inferred, min_importance=min_importance, conversation=conversation,
-            consistency=consistency, log=log))
+            consistency=consistency, log=log, include_cold=include_cold))
 
     async def get(self, memory_id: str, user_id: str | None = None) -> dict[str, Any]:
         return await self._run(_Api.get(memory_id, user_id))

@@ -78,6 +78,18 @@ class Settings(BaseSettings):
     infrequent_access_after_days: int = 30
     archive_after_days: int = 180
     archive_storage_class: Literal["GLACIER_IR", "GLACIER", "DEEP_ARCHIVE"] = "GLACIER_IR"
+    restore_days: int = 7
+    """How long a restored copy of an archived original stays readable."""
+    restore_tier: Literal["Expedited", "Standard", "Bulk"] = "Standard"
+
+    # --- index tiering (see agent_memory.tiering) ---------------------------------
+    tier_after_days: int = 180
+    tier_max_importance: float = 0.7
+    """Memories at or above this importance never go cold."""
+    tier_recent_recall_days: int = 30
+    rehydrate_limit: int = 200
+    """At most this many cold memories are re-embedded by one recall."""
+    cold_prefix: str = "cold/"
     noncurrent_version_expiry_days: int = 365
     recall_log_retention_days: int = 400
 

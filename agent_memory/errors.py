@@ -48,6 +48,13 @@ class AuthenticationError(AgentMemoryError):
     status_code = 401
 
 
+class ArchivedError(AgentMemoryError):
+    """The original is in an archive storage class (GLACIER, DEEP_ARCHIVE): unreadable until
+    restored. A restore has been (or can be) requested; try again after it completes."""
+
+    status_code = 409
+
+
 class ForbiddenError(AgentMemoryError):
     """The caller is authenticated but may not act for this user (or use this route)."""
 

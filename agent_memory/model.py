@@ -108,6 +108,8 @@ class RecallRequest(BaseModel):
     conversation: list[Message] | None = None
     consistency: Literal["strong", "bounded"] | None = None
     log: bool = True
+    include_cold: bool = False
+    """Re-hydrate the user's cold memories (up to ``rehydrate_limit``) before searching."""
 
     @field_validator("user_id")
     @classmethod
@@ -136,6 +138,9 @@ class MemoryState(BaseModel):
     deleted_at: datetime | None = None
     superseded_by: str | None = None
     supersedes: list[str] = Field(default_factory=list)
+    tier: Literal["hot", "cold"] = "hot"
+    """``cold``: out of the vector index (see :mod:`agent_memory.tiering`), still in S3."""
+    cold_at: datetime | None = None
 
 
 class Original(BaseModel):
@@ -184,6 +189,8 @@ class IndexRecord(BaseModel):
     storage_key: str
 
     context: str = ""
+    tier: Literal["hot", "cold"] = "hot"
+    """Not stored in the index: ``cold`` marks a row read from the user's cold manifest."""
 
     @classmethod
     def from_original(cls, o: Original, storage_key: str) -> IndexRecord:
@@ -223,16 +230,22 @@ class RecallHit(BaseModel):
     source: str
     session_id: str
     metadata: dict[str, Any] = Field(default_factory=dict)
+    archived: bool = False
+    """The original is in an archive storage class: ``content`` is the index summary and a
+    restore was requested; a later recall returns the full original."""
 
 
 class RecallResult(list[RecallHit]):
     """The hits, best first, plus the ``context`` block for a system prompt and the audit id."""
 
-    def __init__(self, hits: list[RecallHit], context: str, recall_id: str, query: str) -> None:
+    def __init__(self, hits: list[RecallHit], context: str, recall_id: str, query: str,
+                 rehydrated: int = 0) -> None:
         super().__init__(hits)
         self.context = context
         self.recall_id = recall_id
         self.query = query
+        self.rehydrated = rehydrated
+        """Cold memories re-embedded and re-indexed by this recall (see agent_memory.tiering)."""
 
     @property
     def hits(self) -> list[RecallHit]:
@@ -244,6 +257,7 @@ class RecallResult(list[RecallHit]):
             "query": self.query,
             "memories": [h.model_dump(mode="json") for h in self],
             "context": self.context,
+            "rehydrated": self.rehydrated,
         }
 
 

@@ -32,6 +32,8 @@ def _batches(items: Iterable[T], size: int) -> Iterator[list[T]]:
 class ReindexReport:
     indexed: int = 0
     skipped: int = 0
+    cold: int = 0
+    """Originals of the cold tier, left out of the index (re-hydration brings them back)."""
 
 
 def reindex(originals: Iterable[Original], storage_key: Callable[[Original], str],
@@ -48,6 +50,11 @@ def reindex(originals: Iterable[Original], storage_key: Callable[[Original], str
     target.ensure(embedder.info)
     report = ReindexReport()
     for batch in _batches(originals, batch_size):
+        hot = [o for o in batch if o.state.tier != "cold"]
+        report.cold += len(batch) - len(hot)
+        if on_progress and len(hot) < len(batch):
+            on_progress(len(batch) - len(hot))
+        batch = hot
         if missing_only:
             present = {r.id for r in target.get([o.memory_id for o in batch])}
             todo = [o for o in batch if o.memory_id not in present]
@@ -82,8 +89,11 @@ def index_missing(memory: Memory, batch_size: int = 256,
             except ValueError:
                 continue
         present = {r.id for r in memory.index.get(list(by_id))}
-        missing = [Original.model_validate(memory.store.get_json(k)) for m, k in by_id.items() if m not in present]
-        report.skipped += len(present)
+        fetched = memory.store.fetch([k for m, k in by_id.items() if m not in present])
+        found = [Original.model_validate(d) for d in fetched.docs.values() if d is not None]
+        missing = [o for o in found if o.state.tier != "cold"]  # cold ones are meant to be out
+        report.cold += len(found) - len(missing)
+        report.skipped += len(present) + len(fetched.archived)
         if missing:
             memory.index_originals(missing)
             report.indexed += len(missing)

@@ -17,13 +17,14 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import suppress
 from datetime import datetime
 from typing import Any
 
 from agent_memory.audit import RecallLog
 from agent_memory.config import Settings
 from agent_memory.embed import Embedder, make_embedder
-from agent_memory.errors import AgentMemoryError, InvalidInputError, NotFoundError
+from agent_memory.errors import AgentMemoryError, ArchivedError, InvalidInputError, NotFoundError
 from agent_memory.filters import MemoryFilter
 from agent_memory.ids import memory_id_for_key, new_memory_id, validate_id, validate_memory_id
 from agent_memory.index import VectorIndex, open_index
@@ -238,8 +239,11 @@ class Memory:
                min_score: float | None = None, memory_types: Sequence[str] | None = None,
                include_inferred: bool = False, min_importance: float | None = None,
                conversation: Sequence[dict[str, Any] | Message] | None = None,
-               consistency: str | None = None, log: bool = True) -> RecallResult:
+               consistency: str | None = None, log: bool = True, include_cold: bool = False) -> RecallResult:
         """The few memories most relevant to ``query``, best first, with a ``context`` block.
+
+        ``include_cold`` first re-hydrates the user's cold memories (see :mod:`agent_memory.tiering`);
+        a recall that finds nothing hot does so by itself when the user has a cold tier.
 
         ``conversation`` is accepted and validated; rewriting the query from it ("do the same as
         last time") arrives with the write pipeline, until then the query is used as given."""
@@ -247,10 +251,24 @@ class Memory:
             RecallRequest, user_id=user_id, query=query, top_k=top_k, min_score=min_score,
             memory_types=list(memory_types) if memory_types is not None else None,
             include_inferred=include_inferred, min_importance=min_importance,
-            conversation=conversation, consistency=consistency, log=log)
+            conversation=conversation, consistency=consistency, log=log, include_cold=include_cold)
         return self.recall_request(req)
 
     def recall_request(self, req: RecallRequest) -> RecallResult:
+        from agent_memory.tiering import load_cold, rehydrate
+
+        rehydrated = rehydrate(self, req.user_id)["rehydrated"] if req.include_cold else 0
+        result, entry = self._recall_once(req, rehydrated)
+        if not result and not req.include_cold and load_cold(self, req.user_id):
+            # nothing hot matched and the user has a cold tier: re-hydrate it and search again
+            rehydrated = rehydrate(self, req.user_id)["rehydrated"]
+            if rehydrated:
+                result, entry = self._recall_once(req, rehydrated)
+        if entry is not None:
+            self.recall_log.append(req.user_id, result.recall_id, entry)
+        return result
+
+    def _recall_once(self, req: RecallRequest, rehydrated: int) -> tuple[RecallResult, dict[str, Any] | None]:
         t0 = time.perf_counter()
         s = self.settings
         top_k = req.top_k or s.top_k
@@ -284,10 +302,16 @@ class Memory:
         now = utcnow()
         ranked = rank(candidates, now, params, top_k)
         chosen = [r for r in ranked if r.chosen]
-        docs = self.store.get_many([r.hit.record.storage_key for r in chosen])
+        fetched = self.store.fetch([r.hit.record.storage_key for r in chosen])
         hits = []
         for r in chosen:
-            rec, doc = r.hit.record, docs[r.hit.record.storage_key]
+            rec, doc = r.hit.record, fetched.docs[r.hit.record.storage_key]
+            archived = rec.storage_key in fetched.archived
+            if archived:
+                # In GLACIER / DEEP_ARCHIVE: serve the index summary now, ask S3 for a copy
+                # so a later recall returns the full original. The row is this user's (filter).
+                self._request_restore(rec.storage_key)
+                doc = {"user_id": rec.user_id, "content": rec.summary, "metadata": {}}
             if doc is None or doc.get("user_id") != req.user_id:
                 continue  # never show an index row whose original is gone or not this user's
             hits.append(RecallHit(
@@ -295,12 +319,13 @@ class Memory:
                 score=r.parts.score, similarity=r.parts.similarity, parts=r.parts,
                 created_at=rec.created_at, memory_type=rec.memory_type, importance=rec.importance,
                 topic_id=rec.topic_id, source=rec.source, session_id=rec.session_id,
-                metadata=doc.get("metadata", {})))
+                metadata=doc.get("metadata", {}), archived=archived))
         t_fetch = time.perf_counter()
         recall_id = new_memory_id()
-        result = RecallResult(hits, build_context(hits, s.context_max_chars), recall_id, req.query)
+        result = RecallResult(hits, build_context(hits, s.context_max_chars), recall_id, req.query, rehydrated)
+        entry: dict[str, Any] | None = None
         if req.log and s.recall_log:
-            self.recall_log.append(req.user_id, recall_id, {
+            entry = {
                 "recall_id": recall_id, "user_id": req.user_id, "at": now.isoformat(),
                 "query": req.query, "top_k": top_k, "min_score": min_score,
                 "filter": flt.to_expr(), "model": self.embedder.info.model_dump(), "hybrid": lexical_used,
@@ -310,22 +335,38 @@ class Memory:
                                 **r.parts.model_dump(), "chosen": r.chosen, "reason": r.reason}
                                for r in ranked],
                 "chosen": [h.memory_id for h in hits],
-            })
-        return result
+                "archived": [h.memory_id for h in hits if h.archived],
+                "rehydrated": rehydrated,
+            }
+        return result, entry
+
+    def _request_restore(self, key: str) -> None:
+        with suppress(AgentMemoryError):  # a recall must not fail because a restore request did
+            self.store.restore(key)
 
     def _owned_record(self, memory_id: str, user_id: str | None) -> IndexRecord:
         validate_memory_id(memory_id)
         if user_id is not None:
             validate_id(user_id, "user_id")
         found = self.index.get([memory_id])
-        if not found or (user_id is not None and found[0].user_id != user_id):
-            raise NotFoundError(f"memory {memory_id} not found")
-        return found[0]
+        if found and (user_id is None or found[0].user_id == user_id):
+            return found[0]
+        if user_id is not None and not found:  # a cold memory: out of the index, in the user's manifest
+            from agent_memory.tiering import load_cold
+
+            cold = [r for r in load_cold(self, user_id) if r.id == memory_id]
+            if cold:
+                return cold[0]
+        raise NotFoundError(f"memory {memory_id} not found")
 
     def get(self, memory_id: str, user_id: str | None = None) -> dict[str, Any]:
         """The index record and the original. With ``user_id``, another user's memory is 'not found'."""
         rec = self._owned_record(memory_id, user_id)
-        original = self._load_original(rec.user_id, memory_id)
+        try:
+            original = self._load_original(rec.user_id, memory_id)
+        except ArchivedError:
+            self._request_restore(rec.storage_key)
+            return {"record": rec.model_dump(mode="json"), "original": None, "archived": True}
         if original is None:
             raise NotFoundError(f"memory {memory_id} has no original in the store")
         return {"record": rec.model_dump(mode="json"), "original": original.model_dump(mode="json")}
@@ -338,14 +379,20 @@ class Memory:
         flt = MemoryFilter(user_id=user_id, active_only=not include_inactive,
                            include_deleted=include_deleted, sources=None,
                            created_before_ms=int(before.timestamp() * 1000) if before else None)
-        rows = sorted(self.index.query(flt), key=lambda r: (r.created_at, r.id), reverse=True)
-        return rows[:limit]
+        rows = [*self.index.query(flt), *(r for r in self._cold(user_id) if _passes(r, flt))]
+        return sorted(rows, key=lambda r: (r.created_at, r.id), reverse=True)[:limit]
+
+    def _cold(self, user_id: str) -> list[IndexRecord]:
+        from agent_memory.tiering import load_cold
+
+        return load_cold(self, validate_id(user_id, "user_id"))
 
     def versions(self, topic_id: str, *, user_id: str) -> list[IndexRecord]:
         """Every version of one topic of one user, oldest first (the active one is last)."""
         flt = MemoryFilter(user_id=user_id, topic_id=topic_id, active_only=False,
                            include_deleted=True, sources=None)
-        return sorted(self.index.query(flt), key=lambda r: (r.created_at, r.id))
+        rows = {r.id: r for r in [*(c for c in self._cold(user_id) if _passes(c, flt)), *self.index.query(flt)]}
+        return sorted(rows.values(), key=lambda r: (r.created_at, r.id))
 
     def users(self, limit: int = 1000) -> list[dict[str, Any]]:
         """Users with originals in the store and how many each has (the canary excluded), by id.
@@ -374,12 +421,23 @@ class Memory:
 
     def _set_deleted(self, memory_id: str, user_id: str | None, when: datetime | None) -> IndexRecord:
         rec = self._owned_record(memory_id, user_id)
-        original = self._load_original(rec.user_id, memory_id)
+        try:
+            original = self._load_original(rec.user_id, memory_id)
+        except ArchivedError as exc:
+            self._request_restore(rec.storage_key)
+            raise ArchivedError(f"memory {memory_id}'s original is archived; a restore was requested, "
+                                "try again when it completes (hours for GLACIER)") from exc
         if original is None:
             raise NotFoundError(f"memory {memory_id} has no original in the store")
         original.state.deleted_at = when
         self.store.put_json(rec.storage_key, original.model_dump(mode="json"))  # S3 first
-        self.index.set_state(memory_id, rec.is_active, when)
+        if rec.tier == "cold":
+            from agent_memory.tiering import load_cold, save_cold
+
+            save_cold(self, rec.user_id, [r.model_copy(update={"deleted_at": when}) if r.id == memory_id else r
+                                          for r in load_cold(self, rec.user_id)])
+        else:
+            self.index.set_state(memory_id, rec.is_active, when)
         return rec.model_copy(update={"deleted_at": when})
 
     def erase_user(self, user_id: str) -> dict[str, int]:
@@ -387,6 +445,7 @@ class Memory:
         prefix = user_prefix(self.settings.key_prefix, user_id)
         n_index = self.index.delete_user(user_id)
         n_objects = self.store.delete_all_versions(prefix)
+        n_objects += self.store.delete_all_versions(user_prefix(self.settings.cold_prefix, user_id))
         n_logs = self.recall_log.erase(user_id)
         return {"index_entries": n_index, "object_versions": n_objects, "recall_logs": n_logs}
 
@@ -427,3 +486,10 @@ class Memory:
 
     def close(self) -> None:
         self.index.close()
+
+
+def _passes(r: IndexRecord, flt: MemoryFilter) -> bool:
+    """``flt`` applied to a row outside the index (a cold one): the fields listings use."""
+    return ((not flt.active_only or r.is_active) and (flt.include_deleted or r.deleted_at is None)
+            and (flt.topic_id is None or r.topic_id == flt.topic_id)
+            and (flt.created_before_ms is None or r.created_at.timestamp() * 1000 < flt.created_before_ms))

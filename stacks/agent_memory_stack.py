@@ -13,7 +13,7 @@ from stacks.index import IndexEndpoint
 from stacks.monitoring import Monitoring
 from stacks.options import DeployOptions
 from stacks.queue import WriteQueue
-from stacks.schedule import SelfCheckSchedule
+from stacks.schedule import SelfCheckSchedule, TieringSchedule
 from stacks.storage import OriginalsStorage
 from stacks.working import WorkingMemoryTable
 
@@ -46,6 +46,7 @@ class AgentMemoryStack(Stack):
         queue.feed(functions.ingest)
         api = MemoryApi(self, "Api", handler=functions.api, options=options)
         schedule = SelfCheckSchedule(self, "SelfCheck", fn=functions.selfcheck)
+        self.tiering = TieringSchedule(self, "Tiering", fn=functions.tier)
         monitoring = Monitoring(self, "Monitoring", functions=functions.all, api=api.api, queue=queue.queue,
                                 dlq=queue.dlq, extra_alarms=[queue.dlq_alarm, schedule.alarm],
                                 alarm_email=options.alarm_email)

@@ -50,4 +50,5 @@ class MemoryFunctions(Construct):
         self.ingest = make("Ingest", "lambdas.ingest.handler", ingest_timeout, 1536,
                            "agent-memory write pipeline (SQS)")
         self.selfcheck = make("SelfCheck", "lambdas.selfcheck.handler", 60, 1536, "agent-memory daily canary")
-        self.all = [self.api, self.ingest, self.selfcheck]
+        self.tier = make("Tier", "lambdas.tier.handler", 900, 1536, "agent-memory daily index tiering")
+        self.all = [self.api, self.ingest, self.selfcheck, self.tier]

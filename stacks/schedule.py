@@ -1,4 +1,5 @@
-"""The daily self-check: an EventBridge rule, and an alarm when the canary fails or goes silent."""
+"""Daily jobs on EventBridge rules: the self-check (with an alarm when the canary fails or goes
+silent) and index tiering."""
 
 from __future__ import annotations
 
@@ -10,12 +11,25 @@ from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
 
+def daily(scope: Construct, hour: int, fn: lambda_.IFunction, description: str) -> events.Rule:
+    rule = events.Rule(scope, "Daily", schedule=events.Schedule.cron(minute="17", hour=str(hour)),
+                       description=description)
+    rule.add_target(targets.LambdaFunction(fn, retry_attempts=2))
+    return rule
+
+
+class TieringSchedule(Construct):
+    """Index tiering once a day, on its own rule, an hour after the canary."""
+
+    def __init__(self, scope: Construct, construct_id: str, *, fn: lambda_.IFunction) -> None:
+        super().__init__(scope, construct_id)
+        self.rule = daily(self, 4, fn, "agent-memory tiering: old, unimportant, unrecalled vectors go cold")
+
+
 class SelfCheckSchedule(Construct):
     def __init__(self, scope: Construct, construct_id: str, *, fn: lambda_.IFunction) -> None:
         super().__init__(scope, construct_id)
-        self.rule = events.Rule(self, "Daily", schedule=events.Schedule.cron(minute="17", hour="3"),
-                                description="agent-memory canary: write, recall, check, clean up")
-        self.rule.add_target(targets.LambdaFunction(fn, retry_attempts=2))
+        self.rule = daily(self, 3, fn, "agent-memory canary: write, recall, check, clean up")
         metric = cw.Metric(namespace="AgentMemory", metric_name="SelfCheckSuccess",
                            dimensions_map={"service": "selfcheck"}, statistic="Minimum",
                            period=Duration.days(1))

@@ -56,9 +56,10 @@ async function api(method, path, body) {
 }
 
 function state(rec) {
-  if (rec.deleted_at) return el("span", { class: "badge deleted" }, "deleted");
-  if (!rec.is_active) return el("span", { class: "badge superseded" }, "superseded");
-  return el("span", { class: "badge active" }, "active");
+  const cold = rec.tier === "cold" ? el("span", { class: "badge cold", title: "out of the index, in S3" }, "cold") : null;
+  if (rec.deleted_at) return el("span", {}, el("span", { class: "badge deleted" }, "deleted"), " ", cold);
+  if (!rec.is_active) return el("span", {}, el("span", { class: "badge superseded" }, "superseded"), " ", cold);
+  return el("span", {}, el("span", { class: "badge active" }, "active"), " ", cold);
 }
 
 function crumbs(...parts) {

@@ -79,6 +79,10 @@ class VectorIndex(ABC):
         """Change the mutable fields of one row, keeping its vector."""
 
     @abstractmethod
+    def delete(self, memory_ids: list[str]) -> None:
+        """Remove rows by id (tiering moves them out; the originals stay)."""
+
+    @abstractmethod
     def delete_user(self, user_id: str) -> int:
         """Remove every row of one user; return how many there were."""
 

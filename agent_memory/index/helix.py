@@ -202,6 +202,11 @@ class HelixIndex(VectorIndex):
         if not changed:
             raise NotFoundError(f"memory {memory_id} is not in the index")
 
+    def delete(self, memory_ids: list[str]) -> None:
+        ids = [validate_memory_id(m) for m in memory_ids]
+        for i in range(0, len(ids), WRITE_BATCH):
+            self._write(hx.write_batch().var_as("d", self._by_ids(ids[i:i + WRITE_BATCH]).drop()))
+
     def delete_user(self, user_id: str) -> int:
         user_id = validate_id(user_id, "user_id")
         found = self._write(hx.write_batch().var_as("n", self._of_user(user_id).count())

@@ -127,6 +127,11 @@ class MilvusIndex(VectorIndex):
         self._call(self.client.delete, self.collection, ids=[memory_id])
         self._call(self.client.insert, self.collection, [row])
 
+    def delete(self, memory_ids: list[str]) -> None:
+        ids = [validate_memory_id(m) for m in memory_ids]
+        for i in range(0, len(ids), 1000):
+            self._call(self.client.delete, self.collection, ids=ids[i:i + 1000])
+
     def delete_user(self, user_id: str) -> int:
         flt = f"user_id == {quote(validate_id(user_id, 'user_id'))}"
         n = len(self._call(self.client.query, self.collection, filter=flt, output_fields=["id"],

@@ -139,7 +139,7 @@ class Mirror:
         from agent_memory.reindex import index_missing
 
         self.reconciled = index_missing(memory)
-        from lambdas import api, ingest, selfcheck
+        from lambdas import api, ingest, selfcheck, tier
 
         if o.emulator == "localstack" and not o.sqs_endpoint:
             # EventBridge really schedules here: the rule delivers to a queue the runtime polls
@@ -153,6 +153,7 @@ class Mirror:
             SqsPoller(sqs, self.queues.queue_url, self.queues.queue_arn, ingest.handler,
                       s.ingest_batch_size).start(),
             trigger.start(),
+            Timer(tier.handler, 86_400, "agent-memory-tiering").start(),  # daily, like its rule
         ]
         self.pid_file.write_text(str(os.getpid()))
         return self

@@ -10,7 +10,8 @@ def make_store(settings: Settings) -> RawStore:
     if settings.store == "s3":
         from agent_memory.store.s3 import S3Store, make_s3_client
 
-        return S3Store(settings.bucket_name, make_s3_client(settings.s3_endpoint_url, settings.aws_region))
+        return S3Store(settings.bucket_name, make_s3_client(settings.s3_endpoint_url, settings.aws_region),
+                       restore_days=settings.restore_days, restore_tier=settings.restore_tier)
     from agent_memory.store.file import FileStore
 
     return FileStore(settings.originals_dir)

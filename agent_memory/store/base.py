@@ -5,9 +5,18 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Any
 
-from agent_memory.errors import NotFoundError
+from agent_memory.errors import ArchivedError, NotFoundError
+
+
+@dataclass
+class Fetched:
+    """Documents by key (None = missing) and the keys whose objects are archived (unreadable now)."""
+
+    docs: dict[str, dict[str, Any] | None]
+    archived: set[str] = field(default_factory=set)
 
 
 class RawStore(ABC):
@@ -31,16 +40,27 @@ class RawStore(ABC):
     def ping(self) -> None:
         """Raise :class:`BackendUnavailableError` when the store cannot be reached."""
 
+    def restore(self, key: str) -> None:  # noqa: B027 - only archive-capable stores act
+        """Ask for a readable copy of an archived object (S3 RestoreObject); no-op elsewhere."""
+
     def get_many(self, keys: list[str], workers: int = 16) -> dict[str, dict[str, Any] | None]:
-        """Fetch in parallel (recall needs a handful of originals at once). Missing -> None."""
+        """Fetch in parallel (recall needs a handful of originals at once). Missing or archived -> None."""
+        return self.fetch(keys, workers).docs
+
+    def fetch(self, keys: list[str], workers: int = 16) -> Fetched:
+        """Like :meth:`get_many`, and says which keys are archived rather than missing."""
+        archived: set[str] = set()
 
         def one(key: str) -> dict[str, Any] | None:
             try:
                 return self.get_json(key)
             except NotFoundError:
                 return None
+            except ArchivedError:
+                archived.add(key)
+                return None
 
         if len(keys) <= 1:
-            return {k: one(k) for k in keys}
+            return Fetched({k: one(k) for k in keys}, archived)
         with ThreadPoolExecutor(max_workers=min(workers, len(keys))) as pool:
-            return dict(zip(keys, pool.map(one, keys), strict=True))
+            return Fetched(dict(zip(keys, pool.map(one, keys), strict=True)), archived)

@@ -15,7 +15,7 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
-from agent_memory.errors import BackendUnavailableError, NotFoundError
+from agent_memory.errors import ArchivedError, BackendUnavailableError, NotFoundError
 from agent_memory.store.base import RawStore
 
 _MISSING = {"NoSuchKey", "404", "NotFound"}
@@ -32,9 +32,11 @@ def make_s3_client(endpoint_url: str | None, region: str) -> Any:
 
 
 class S3Store(RawStore):
-    def __init__(self, bucket: str, client: Any) -> None:
+    def __init__(self, bucket: str, client: Any, restore_days: int = 7, restore_tier: str = "Standard") -> None:
         self.bucket = bucket
         self.client = client
+        self.restore_days = restore_days
+        self.restore_tier = restore_tier
 
     def put_json(self, key: str, doc: dict[str, Any]) -> None:
         body = json.dumps(doc, ensure_ascii=False).encode("utf-8")
@@ -48,13 +50,26 @@ class S3Store(RawStore):
         try:
             resp = self.client.get_object(Bucket=self.bucket, Key=key)
         except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") in _MISSING:
+            code = exc.response.get("Error", {}).get("Code")
+            if code in _MISSING:
                 raise NotFoundError(f"no object at {key}") from None
+            if code == "InvalidObjectState":
+                raise ArchivedError(f"{key} is in an archive storage class; restore it first") from None
             raise BackendUnavailableError(f"S3 read of {key} failed: {exc}") from exc
         except BotoCoreError as exc:
             raise BackendUnavailableError(f"S3 read of {key} failed: {exc}") from exc
         doc: dict[str, Any] = json.loads(resp["Body"].read())
         return doc
+
+    def restore(self, key: str) -> None:
+        try:
+            self.client.restore_object(Bucket=self.bucket, Key=key, RestoreRequest={
+                "Days": self.restore_days, "GlacierJobParameters": {"Tier": self.restore_tier}})
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") != "RestoreAlreadyInProgress":
+                raise BackendUnavailableError(f"S3 restore of {key} failed: {exc}") from exc
+        except BotoCoreError as exc:
+            raise BackendUnavailableError(f"S3 restore of {key} failed: {exc}") from exc
 
     def list_keys(self, prefix: str) -> Iterator[str]:
         paginator = self.client.get_paginator("list_objects_v2")

@@ -279,3 +279,50 @@ def test_concurrent_writers_leave_exactly_one_active_version(memory: Memory) -> 
     assert active.id == max(versions, key=lambda v: (v.created_at, v.id)).id
     for v in versions:  # the originals (what a re-index reads) agree with the index
         assert memory.get(v.id, user_id=u)["original"]["state"]["is_active"] is v.is_active
+
+
+def test_tiering_moves_old_unimportant_unrecalled_memories_out_and_back(memory: Memory) -> None:
+    from agent_memory.reindex import index_missing
+    from agent_memory.tiering import load_cold, tier_user
+
+    u = new_user()
+    old = datetime.now(UTC) - timedelta(days=300)
+    [car] = memory.remember(user_id=u, content="My first car was a red Volvo", created_at=old, importance=0.3)
+    [arm] = memory.remember(user_id=u, content="I broke my arm skiing", created_at=old, importance=0.9)
+    [porto] = memory.remember(user_id=u, content="I live in Porto", created_at=old, importance=0.3, topic_id="city")
+    [lisbon] = memory.remember(user_id=u, content="I live in Lisbon", importance=0.3, topic_id="city")
+    [violin] = memory.remember(user_id=u, content="I used to play the violin", created_at=old, importance=0.2)
+    assert violin in [h.memory_id for h in memory.recall(user_id=u, query="violin")]  # recently recalled
+
+    report = tier_user(memory, u)
+    assert report.moved_cold == 2 and report.kept_recently_recalled == 1
+    assert {r.id for r in load_cold(memory, u)} == {car, porto}  # old + unimportant + not recalled
+    assert memory.index.get([car, porto]) == [] and len(memory.index.get([arm, lisbon, violin])) == 3
+    assert memory.get(car, user_id=u)["original"]["state"]["tier"] == "cold"
+    rows = {r.id: r for r in memory.timeline(u, include_inactive=True)}  # nothing lost from view
+    assert set(rows) == {car, arm, porto, lisbon, violin} and rows[car].tier == "cold"
+    assert [v.id for v in memory.versions("city", user_id=u)] == [porto, lisbon]
+    assert index_missing(memory).cold >= 2 and memory.index.get([car]) == []  # reconciler leaves them cold
+    memory.forget(porto, user_id=u)  # forgetting works on a cold memory too
+    assert next(r for r in load_cold(memory, u) if r.id == porto).deleted_at is not None
+
+    hot = memory.recall(user_id=u, query="what was my first car", min_score=-1)
+    assert car not in [h.memory_id for h in hot] and hot.rehydrated == 0
+    found = memory.recall(user_id=u, query="what was my first car", include_cold=True)
+    assert found.rehydrated == 2 and found[0].memory_id == car
+    assert load_cold(memory, u) == [] and len(memory.index.get([car, porto])) == 2
+    assert memory.get(car, user_id=u)["original"]["state"]["tier"] == "hot"
+    assert [v.is_active for v in memory.versions("city", user_id=u)] == [False, True]
+
+
+def test_a_recall_that_finds_nothing_hot_rehydrates_by_itself(memory: Memory) -> None:
+    from agent_memory.tiering import tier_user
+
+    u = new_user()
+    old = datetime.now(UTC) - timedelta(days=400)
+    [mid] = memory.remember(user_id=u, content="我的护照号码以4711结尾", created_at=old, importance=0.2)
+    assert tier_user(memory, u).moved_cold == 1
+    result = memory.recall(user_id=u, query="护照号码")
+    assert result.rehydrated == 1 and [h.memory_id for h in result] == [mid]
+    assert memory.recalls(u)[0]["rehydrated"] == 1
+    assert memory.erase_user(u)["object_versions"] >= 2

@@ -71,10 +71,11 @@ def test_ingest_reports_batch_item_failures(template: Any) -> None:
         "FunctionResponseTypes": ["ReportBatchItemFailures"], "BatchSize": Settings().ingest_batch_size})
 
 
-def test_three_functions_with_the_handlers(template: Any) -> None:
+def test_four_functions_with_the_handlers(template: Any) -> None:
     functions = resources(template, "AWS::Lambda::Function")
     handlers = {f["Properties"].get("Handler") for f in functions.values()}
-    assert {"lambdas.api.handler", "lambdas.ingest.handler", "lambdas.selfcheck.handler"} <= handlers
+    assert {"lambdas.api.handler", "lambdas.ingest.handler", "lambdas.selfcheck.handler",
+            "lambdas.tier.handler"} <= handlers
     ours = [f for f in functions.values() if str(f["Properties"].get("Handler", "")).startswith("lambdas.")]
     for fn in ours:
         props = fn["Properties"]
@@ -84,11 +85,13 @@ def test_three_functions_with_the_handlers(template: Any) -> None:
         assert "VpcConfig" in props  # container index: functions run in the VPC
 
 
-def test_daily_schedule_targets_selfcheck(template: Any) -> None:
-    [rule] = resources(template, "AWS::Events::Rule").values()
-    assert rule["Properties"]["ScheduleExpression"].startswith("cron(17 3 ")
-    target = json.dumps(rule["Properties"]["Targets"])
-    assert "SelfCheck" in target
+def test_daily_schedules_target_selfcheck_and_tiering(template: Any) -> None:
+    rules = {r["Properties"]["ScheduleExpression"]: json.dumps(r["Properties"]["Targets"])
+             for r in resources(template, "AWS::Events::Rule").values()}
+    assert len(rules) == 2
+    [canary] = [t for e, t in rules.items() if e.startswith("cron(17 3 ")]
+    [tiering] = [t for e, t in rules.items() if e.startswith("cron(17 4 ")]
+    assert "SelfCheck" in canary and "Tier" in tiering
     template.has_resource_properties("AWS::CloudWatch::Alarm", {
         "MetricName": "SelfCheckSuccess", "TreatMissingData": "breaching"})
 
@@ -180,7 +183,7 @@ def test_functions_get_only_the_s3_actions_they_use(template: Any) -> None:
 def test_alarms_cover_errors_throttles_dlq_and_canary(template: Any) -> None:
     alarms = resources(template, "AWS::CloudWatch::Alarm").values()
     names = [a["Properties"].get("MetricName") for a in alarms]
-    assert names.count("Errors") == 3 and names.count("Throttles") == 3
+    assert names.count("Errors") == 4 and names.count("Throttles") == 4  # one each per function
     assert "SelfCheckSuccess" in names and "ApproximateNumberOfMessagesVisible" in names
     assert all(a["Properties"].get("AlarmActions") for a in alarms)
     template.resource_count_is("AWS::CloudWatch::Dashboard", 1)

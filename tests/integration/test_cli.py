@@ -45,3 +45,10 @@ def test_bad_input_is_a_clear_error_not_a_traceback(tmp_path: Path) -> None:
 def test_selfcheck_and_health(tmp_path: Path) -> None:
     assert json.loads(run(tmp_path, "selfcheck").stdout)["ok"] is True
     assert json.loads(run(tmp_path, "health").stdout)["status"] == "ok"
+
+
+def test_tier_command_reports_what_it_did(tmp_path: Path) -> None:
+    run(tmp_path, "remember", "--user", "u1", "a fresh memory stays hot")
+    report = json.loads(run(tmp_path, "tier").stdout)
+    assert report["users"] == 1 and report["moved_cold"] == 0 and report["index_rows_now"] == 1
+    assert json.loads(run(tmp_path, "tier", "--user", "u1", "--dry-run").stdout)["dry_run"] is True

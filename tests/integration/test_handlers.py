@@ -170,6 +170,21 @@ def test_form_body_is_refused_as_unsupported(stack: tuple[Settings, Queues, Any]
     assert got == 415 and doc["error"] == "UnsupportedMediaType"
 
 
+def test_tier_handler_moves_old_memories_cold(stack: tuple[Settings, Queues, Any]) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from lambdas import tier
+
+    u = new_user("tier")
+    [mid] = runtime.memory().remember(user_id=u, content="an old, unimportant fact", importance=0.1,
+                                      created_at=datetime.now(UTC) - timedelta(days=365))
+    report = tier.handler(scheduled_event("agent-memory-tiering"), LocalContext("tier"))
+    assert report["moved_cold"] >= 1 and "per_user" not in report
+    assert runtime.memory().index.get([mid]) == []
+    status, body = call_api("POST", "/v1/recall", {"user_id": u, "query": "old fact", "include_cold": True})
+    assert status == 200 and body["rehydrated"] == 1 and body["memories"][0]["memory_id"] == mid
+
+
 def test_selfcheck_handler_and_route(stack: tuple[Settings, Queues, Any]) -> None:
     from lambdas import selfcheck
 
