@@ -320,22 +320,45 @@ def down(data_dir: Annotated[Path, typer.Option("--data-dir")] = Path(".local"))
     console.print("stopping" if stop_running(data_dir) else "nothing running")
 
 
+def _eval_pipeline(out: Path) -> None:
+    from rich.table import Table
+
+    from agent_memory.evaluation import pipeline_eval
+
+    result = pipeline_eval.run()
+    table = Table(title=f"write pipeline (offline rules): {result['overall']['turns']} labelled turns, "
+                        f"{result['per_turn_us']} µs/turn")
+    table.add_column("measure")
+    for lang in ("overall", "en", "zh"):
+        table.add_column(lang)
+    for key in result["overall"]:
+        table.add_row(key, *(str(result[lang][key]) for lang in ("overall", "en", "zh")))
+    console.print(table)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "pipeline.json").write_text(json.dumps(result, indent=2, ensure_ascii=False))
+    console.print(f"wrote {out / 'pipeline.json'}")
+
+
 @app.command(name="eval")
 def eval_(
-    suite: Annotated[str, typer.Argument(help="locomo")] = "locomo",
+    suite: Annotated[str, typer.Argument(help="locomo or pipeline")] = "locomo",
     data: Annotated[Path, typer.Option(help="LoCoMo JSON (read in place, never copied).")] = Path(
         "../shared/data/locomo/locomo_dev.json"),
     provider: Annotated[list[str] | None, typer.Option(help="Embedding provider(s) to compare.")] = None,
     out: Annotated[Path, typer.Option(help="Folder for the JSON and the PNG plot.")] = Path("results"),
     limit: Annotated[int | None, typer.Option(help="Only the first N conversations.")] = None,
 ) -> None:
-    """Recall quality: evidence recall@k on LoCoMo for our recall path, BM25 and plain dense."""
+    """Quality: `locomo` (evidence recall@k for our recall path, BM25 and plain dense) or
+    `pipeline` (the offline trigger and extraction on the labelled set in the repository)."""
     from rich.table import Table
 
     from agent_memory.evaluation import locomo
 
+    if suite == "pipeline":
+        _eval_pipeline(out)
+        return
     if suite != "locomo":
-        raise _fail(ValueError(f"unknown suite {suite!r}; available: locomo"))
+        raise _fail(ValueError(f"unknown suite {suite!r}; available: locomo, pipeline"))
     if not data.exists():
         raise _fail(FileNotFoundError(f"{data} not found; pass --data"))
     out.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,120 @@
+"""Extraction: a kept turn becomes short third-person statements, one per fact, with relative
+dates resolved against the message time, a memory type and, when the statement names a
+changing attribute (employer, city, drink...), a ``topic_id`` slot so a later value supersedes it.
+
+    "我下周要去上海出差三天，每天晚上才有时间处理邮件"
+    -> "用户下周要去上海出差三天，每天晚上才有时间处理邮件 (week of 2026-03-09)"
+    "I moved to Lisbon last month" -> "The user moved to Lisbon last month (2026-02)"
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from agent_memory.pipeline.importance import importance
+from agent_memory.pipeline.trigger import decide
+
+TOPICS: list[tuple[str, re.Pattern[str]]] = [
+    ("employer", re.compile(r"\b(work(s|ing)? (at|for)|my (job|employer|company)|joined|new job|quit)\b|"
+                            r"在.{1,8}(工作|上班)|公司|入职|辞职|跳槽|换工作", re.I)),
+    ("city", re.compile(r"\b(live[sd]? in|moved to|relocat\w+ to|based in)\b|住在|搬到|搬去|定居", re.I)),
+    ("drink", re.compile(r"\b(coffee|tea|latte|espresso|beer|wine)\b|咖啡|茶|拿铁|啤酒|红酒", re.I)),
+    ("diet", re.compile(r"\b(vegetarian|vegan|keto|gluten|diet)\b|吃素|素食|减肥|节食", re.I)),
+    ("car", re.compile(r"\b(car|drive a|tesla|bmw|toyota)\b|车", re.I)),
+    ("pet", re.compile(r"\b(my (dog|cat|pet|puppy|kitten))\b|我的(狗|猫|宠物)|养了", re.I)),
+    ("name", re.compile(r"\b(my name is|call me)\b|我叫|我的名字", re.I)),
+]
+_SPLIT = re.compile(r"(?<=[.!;。！；])\s*")
+_EN_SUBJECT = [
+    (re.compile(r"\bI am\b|\bI'm\b|\bIm\b", re.I), "the user is"),
+    (re.compile(r"\bI've\b", re.I), "the user has"),
+    (re.compile(r"\bI'll\b", re.I), "the user will"),
+    (re.compile(r"\bI'd\b", re.I), "the user would"),
+    (re.compile(r"\bI was\b", re.I), "the user was"),
+    (re.compile(r"\bI\b"), "the user"),
+    (re.compile(r"\bmy\b", re.I), "the user's"),
+    (re.compile(r"\bmine\b", re.I), "the user's"),
+    (re.compile(r"\bme\b", re.I), "the user"),
+    (re.compile(r"\bmyself\b", re.I), "themselves"),
+]
+_EN_VERB_FIX = re.compile(r"\bthe user (like|love|hate|prefer|live|work|have|want|need|enjoy|drink|eat|take|"
+                          r"play|plan|own|drive|use|go|think|feel|know|study|teach|run|visit)\b", re.I)
+_FILLER = re.compile(r"^((oh|well|so|btw|by the way|actually|also|and|but|hmm|um|对了|其实|另外|还有|话说|嗯)[,，\s]+|"
+                     r"(please )?(remember|don't forget|note|keep in mind)( that)?[,:\s]+|"
+                     r"(请)?(记住|别忘了|记一下)[,，:：\s]*)", re.I)
+
+
+@dataclass
+class Statement:
+    text: str
+    memory_type: str
+    topic_id: str | None
+    importance: float
+    reasons: list[str] = field(default_factory=list)
+
+
+def _third_person_en(s: str) -> str:
+    for pattern, repl in _EN_SUBJECT:
+        s = pattern.sub(repl, s)
+    s = _EN_VERB_FIX.sub(lambda m: f"the user {m.group(1).lower()}{'es' if m.group(1).lower() in ('go',) else 's'}", s)
+    s = re.sub(r"\bthe user is not\b|\bthe user isn't\b", "the user is not", s, flags=re.I)
+    s = re.sub(r"\bthe user don't\b", "the user doesn't", s, flags=re.I)
+    return s[0].upper() + s[1:] if s else s
+
+
+def _third_person_zh(s: str) -> str:
+    s = re.sub(r"^我们", "用户和家人", s)
+    return s.replace("我的", "用户的").replace("我", "用户")
+
+
+def _resolve_dates(s: str, when: datetime) -> str:
+    """Append the absolute date a relative expression means (the relative words stay for context)."""
+    def week_of(days: int) -> str:
+        start = (when + timedelta(days=days)) - timedelta(days=(when + timedelta(days=days)).weekday())
+        return start.date().isoformat()
+
+    month_prev = (when.replace(day=1) - timedelta(days=1)).strftime("%Y-%m")
+    month_next = (when.replace(day=28) + timedelta(days=4)).strftime("%Y-%m")
+    rules = [
+        (r"\btomorrow\b|明天", (when + timedelta(days=1)).date().isoformat()),
+        (r"\byesterday\b|昨天", (when - timedelta(days=1)).date().isoformat()),
+        (r"后天", (when + timedelta(days=2)).date().isoformat()),
+        (r"\bnext week\b|下周|下个星期", f"week of {week_of(7)}"),
+        (r"\blast week\b|上周|上个星期", f"week of {week_of(-7)}"),
+        (r"\bnext month\b|下个月", month_next),
+        (r"\blast month\b|上个月", month_prev),
+        (r"\bnext year\b|明年", str(when.year + 1)),
+        (r"\blast year\b|去年", str(when.year - 1)),
+    ]
+    notes = [value for pattern, value in rules if re.search(pattern, s, re.I)]
+    return f"{s.rstrip('.。!！')} ({', '.join(notes)})" if notes else s
+
+
+def _topic(s: str) -> str | None:
+    for topic, pattern in TOPICS:
+        if pattern.search(s):
+            return topic
+    return None
+
+
+def extract(text: str, when: datetime) -> list[Statement]:
+    """Statements worth keeping in ``text`` (said at ``when``); empty when the trigger says no."""
+    if not decide(text).keep:
+        return []
+    out: list[Statement] = []
+    for part in (p.strip() for p in _SPLIT.split(text.strip())):
+        if not part:
+            continue
+        d = decide(part)
+        if not d.keep and len(out) + 1 < len(_SPLIT.split(text.strip())):
+            continue  # a greeting or question inside a longer turn
+        kind = d.kind or decide(text).kind or "fact"
+        part = _FILLER.sub("", part)
+        zh = bool(re.search(r"[\u4e00-\u9fff]", part))
+        body = _third_person_zh(part) if zh else _third_person_en(part)
+        body = _resolve_dates(body, when)
+        value, reasons = importance(part, kind)
+        out.append(Statement(body, kind, _topic(part), value, reasons))
+    return out
