@@ -334,6 +334,11 @@ def _eval_pipeline(out: Path) -> None:
     for key in result["overall"]:
         table.add_row(key, *(str(result[lang][key]) for lang in ("overall", "en", "zh")))
     console.print(table)
+    conflicts = pipeline_eval.run_conflicts()
+    console.print(f"conflict decisions on {conflicts['pairs']} labelled pairs: accuracy {conflicts['accuracy']} "
+                  f"(duplicate {conflicts['duplicate_correct']}, new version {conflicts['new_version_correct']}, "
+                  f"unrelated {conflicts['unrelated_correct']})")
+    result["conflicts"] = conflicts
     out.mkdir(parents=True, exist_ok=True)
     (out / "pipeline.json").write_text(json.dumps(result, indent=2, ensure_ascii=False))
     console.print(f"wrote {out / 'pipeline.json'}")

@@ -82,8 +82,10 @@ def _records(rows: list[dict[str, Any]]) -> list[IndexRecord]:
 
 
 def _recall_result(data: dict[str, Any]) -> RecallResult:
-    return RecallResult([RecallHit.model_validate(h) for h in data["memories"]], data.get("context", ""),
-                        data.get("recall_id", ""), data.get("query", ""), int(data.get("rehydrated", 0)))
+    result = RecallResult([RecallHit.model_validate(h) for h in data["memories"]], data.get("context", ""),
+                          data.get("recall_id", ""), data.get("query", ""), int(data.get("rehydrated", 0)))
+    result.rewritten_query = data.get("rewritten_query")
+    return result
 
 
 def _user_param(user_id: str | None) -> dict[str, Any]:

@@ -90,6 +90,25 @@ class Settings(BaseSettings):
     rehydrate_limit: int = 200
     """At most this many cold memories are re-embedded by one recall."""
     cold_prefix: str = "cold/"
+
+    # --- write pipeline (see agent_memory.pipeline) ----------------------------------
+    chunk_tokens: int = Field(640, ge=32, le=8192)
+    chunk_overlap: int = Field(96, ge=0, le=1024)
+    documents_prefix: str = "documents/"
+    """Long content is stored whole here once; its chunks point to it."""
+    decisions_prefix: str = "decisions/"
+    """The trigger's decision and reason for every turn of a ``messages`` request."""
+    deduplicate: bool = True
+    """A new memory (nearly) identical to an active one of the same user is stored inactive as a
+    duplicate, and the existing one counts a confirmation."""
+    llm_provider: Literal["offline", "openai", "bedrock"] = "offline"
+    """Extraction and query rewriting: offline rules, an OpenAI-compatible endpoint or Bedrock."""
+    llm_base_url: str = "https://api.openai.com/v1"
+    llm_api_key: str | None = None
+    llm_model: str = "gpt-4o-mini"
+    """The chat model (for bedrock: the model id, e.g. anthropic.claude-3-haiku-20240307-v1:0)."""
+    duplicate_similarity: float | None = None
+    """Similarity at or above which two memories are the same statement (default: the model's)."""
     noncurrent_version_expiry_days: int = 365
     recall_log_retention_days: int = 400
 

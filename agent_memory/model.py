@@ -138,6 +138,10 @@ class MemoryState(BaseModel):
     deleted_at: datetime | None = None
     superseded_by: str | None = None
     supersedes: list[str] = Field(default_factory=list)
+    duplicate_of: str | None = None
+    """Set when this memory repeated an active one (stored for the record, never active)."""
+    confirmations: int = 0
+    """How many later memories repeated this one."""
     tier: Literal["hot", "cold"] = "hot"
     """``cold``: out of the vector index (see :mod:`agent_memory.tiering`), still in S3."""
     cold_at: datetime | None = None
@@ -246,6 +250,8 @@ class RecallResult(list[RecallHit]):
         self.query = query
         self.rehydrated = rehydrated
         """Cold memories re-embedded and re-indexed by this recall (see agent_memory.tiering)."""
+        self.rewritten_query: str | None = None
+        """The self-contained query actually searched, when ``conversation`` changed it."""
 
     @property
     def hits(self) -> list[RecallHit]:
@@ -258,6 +264,7 @@ class RecallResult(list[RecallHit]):
             "memories": [h.model_dump(mode="json") for h in self],
             "context": self.context,
             "rehydrated": self.rehydrated,
+            "rewritten_query": self.rewritten_query,
         }
 
 

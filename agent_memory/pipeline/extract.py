@@ -22,7 +22,7 @@ TOPICS: list[tuple[str, re.Pattern[str]]] = [
     ("city", re.compile(r"\b(live[sd]? in|moved to|relocat\w+ to|based in)\b|住在|搬到|搬去|定居", re.I)),
     ("drink", re.compile(r"\b(coffee|tea|latte|espresso|beer|wine)\b|咖啡|茶|拿铁|啤酒|红酒", re.I)),
     ("diet", re.compile(r"\b(vegetarian|vegan|keto|gluten|diet)\b|吃素|素食|减肥|节食", re.I)),
-    ("car", re.compile(r"\b(car|drive a|tesla|bmw|toyota)\b|车", re.I)),
+    ("car", re.compile(r"\b(car|drive a|tesla|bmw|toyota)\b|车|开的是|丰田|比亚迪|特斯拉|宝马|奔驰", re.I)),
     ("pet", re.compile(r"\b(my (dog|cat|pet|puppy|kitten))\b|我的(狗|猫|宠物)|养了", re.I)),
     ("name", re.compile(r"\b(my name is|call me)\b|我叫|我的名字", re.I)),
 ]

@@ -79,7 +79,7 @@ _DELIVERABLE = re.compile(r"^(here (is|are)|sure|certainly|of course|当然|这�
 
 def user_voice(text: str) -> str:
     """An agent's statement about the user ("so you prefer window seats") in the user's voice."""
-    t = _AGENT_PREFIX.sub("", text.strip())
+    t = re.sub(r"[,，]?\s*(noted|got it|记下了|好的)[.!。！]*$", "", _AGENT_PREFIX.sub("", text.strip()), flags=re.I)
     for pattern, repl in _YOU:
         t = pattern.sub(repl, t)
     return t

@@ -181,12 +181,73 @@ def test_limits_and_bad_input(memory: Memory) -> None:
     assert memory.timeline(u, include_inactive=True, include_deleted=True) == []
 
 
-def test_messages_store_user_turns(memory: Memory) -> None:
+def test_messages_keep_only_what_is_worth_remembering(memory: Memory) -> None:
     u = new_user()
-    ids = memory.remember(user_id=u, messages=[{"role": "user", "content": "I moved to Porto"},
-                                                {"role": "assistant", "content": "Nice!"}])
-    assert len(ids) == 1
-    assert memory.get(ids[0], user_id=u)["original"]["provenance"]["kind"] == "message"
+    ids = memory.remember(user_id=u, messages=[
+        {"role": "user", "content": "hi!"},
+        {"role": "assistant", "content": "Hello, how can I help?"},
+        {"role": "user", "content": "I work at Acme. I love black coffee."},
+        {"role": "user", "content": "what's the capital of Australia?"},
+        {"role": "user", "content": "我下周要去上海出差三天"},
+        {"role": "assistant", "content": "So you prefer window seats, noted."},
+    ])
+    rows = {memory.get(i, user_id=u)["record"]["summary"]: memory.get(i, user_id=u)["record"] for i in ids}
+    assert set(rows) == {"The user works at Acme.", "The user loves black coffee.", "The user prefers window seats",
+                         next(k for k in rows if k.startswith("用户下周要去上海出差三天 (week of"))}
+    assert rows["The user works at Acme."]["topic_id"] == "employer"
+    assert rows["The user loves black coffee."]["memory_type"] == "preference"
+    assert rows["The user prefers window seats"]["source"] == "agent_inferred"
+    original = memory.get(ids[0], user_id=u)["original"]
+    assert original["provenance"]["said"] == "I work at Acme. I love black coffee."
+    assert original["provenance"]["trigger"]
+    [log] = [memory.store.get_json(k) for k in memory.store.list_keys(f"decisions/{u}/")]
+    assert [d["keep"] for d in log["decisions"]] == [False, False, True, False, True, True]
+    assert memory.remember(user_id=u, messages=[{"role": "user", "content": "谢谢"}]) == []
+
+    memory.remember(user_id=u, messages=[{"role": "user", "content": "I quit Acme and joined Globex."}])
+    chain = memory.versions("employer", user_id=u)  # a change of mind makes a version chain
+    assert [(v.summary, v.is_active) for v in chain] == [("The user works at Acme.", False),
+                                                          ("The user quit Acme and joined Globex.", True)]
+
+
+def test_a_repeated_statement_is_a_confirmation_not_a_new_memory(memory: Memory) -> None:
+    u = new_user()
+    [first] = memory.remember(user_id=u, content="I take my coffee black")
+    [again] = memory.remember(user_id=u, content="I take my coffee black!")
+    assert memory.get(again, user_id=u)["original"]["state"]["duplicate_of"] == first
+    assert memory.get(first, user_id=u)["original"]["state"]["confirmations"] == 1
+    assert [h.memory_id for h in memory.recall(user_id=u, query="coffee")] == [first]
+    [other] = memory.remember(user_id=u, content="I take my tea with milk")  # unrelated: a new memory
+    assert memory.get(other, user_id=u)["record"]["is_active"] is True
+
+
+def test_long_content_is_chunked_with_a_pointer_to_the_document(memory: Memory) -> None:
+    u = new_user()
+    parts = [f"Paragraph {i}: the quarterly plan item {i} is owned by team {i % 5}." for i in range(300)]
+    parts[200] = "The secret launch codename for the new product is Bluebird."
+    text = " ".join(parts)
+    ids = memory.remember(user_id=u, content=text)
+    assert len(ids) > 3
+    provenance = [memory.get(i, user_id=u)["original"]["provenance"] for i in ids]
+    assert {p["kind"] for p in provenance} == {"chunk"} and [p["chunk"] for p in provenance] == list(range(len(ids)))
+    document = memory.store.get_json(provenance[0]["document"])
+    assert document["content"] == text and document["chunks"] == ids
+    hits = memory.recall(user_id=u, query="what is the launch codename of the new product?", min_score=-1)
+    assert "Bluebird" in memory.get(hits[0].memory_id, user_id=u)["original"]["content"]
+    assert memory.erase_user(u)["object_versions"] >= len(ids) + 1
+
+
+def test_recall_rewrites_a_query_that_refers_to_the_conversation(memory: Memory) -> None:
+    u = new_user()
+    memory.remember(user_id=u, content="For the Apollo project the user wants weekly status emails")
+    plain = memory.recall(user_id=u, query="do the same as last time")
+    result = memory.recall(user_id=u, query="do the same as last time", conversation=[
+        {"role": "user", "content": "How should we report on the Apollo project?"},
+        {"role": "assistant", "content": "Weekly emails, as before?"}])
+    assert plain.rewritten_query is None
+    assert result.rewritten_query and "Apollo" in result.rewritten_query
+    assert "Apollo" in result[0].content
+    assert memory.recalls(u)[0]["rewritten_query"] == result.rewritten_query
 
 
 def test_index_failure_leaves_original_and_reconciler_completes(memory: Memory) -> None:

