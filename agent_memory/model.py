@@ -151,9 +151,13 @@ class Original(BaseModel):
     """The full original as stored at ``memories/{user_id}/{memory_id}.json``: the source of truth."""
 
     def embedding_text(self) -> str:
-        """What the vector represents: the statement in its conversational context."""
+        """What the vector represents: the statement in its conversational context. For a statement
+        the pipeline extracted, the user's own words ("我对花生过敏") rather than the third-person
+        rewrite ("用户对花生过敏"): questions are asked in the user's words, and the rewrite's
+        subject pulls the vector away from them (similarity to "点餐时要注意什么" 0.27 vs 0.15)."""
+        text = str(self.provenance.get("said_part") or self.summary)
         ctx = (self.context or "")[-CONTEXT_INDEX_CHARS:]
-        return f"{ctx}\n{self.summary}" if ctx else self.summary
+        return f"{ctx}\n{text}" if ctx else text
 
     schema_version: int = ORIGINAL_SCHEMA_VERSION
     memory_id: str

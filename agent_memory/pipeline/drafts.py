@@ -99,6 +99,7 @@ def drafts(req: RememberRequest, now: datetime, chunk_tokens: int = 640, chunk_o
             out.append(Draft(
                 st.text, previous,
                 {"kind": "message", "turn": i, "role": m.role, "statement": j, "said": m.content,
+                 "said_part": st.said or text,
                  "trigger": d.reason, "importance_reasons": st.reasons},
                 created_at=when, memory_type=st.memory_type, topic_id=st.topic_id, importance=st.importance,
                 source="agent_inferred" if inferred else None, reasons=st.reasons))

@@ -53,6 +53,8 @@ class Statement:
     topic_id: str | None
     importance: float
     reasons: list[str] = field(default_factory=list)
+    said: str = ""
+    """The words the statement was made from (what gets embedded)."""
 
 
 def _third_person_en(s: str) -> str:
@@ -116,5 +118,5 @@ def extract(text: str, when: datetime) -> list[Statement]:
         body = _third_person_zh(part) if zh else _third_person_en(part)
         body = _resolve_dates(body, when)
         value, reasons = importance(part, kind)
-        out.append(Statement(body, kind, _topic(part), value, reasons))
+        out.append(Statement(body, kind, _topic(part), value, reasons, said=part))
     return out

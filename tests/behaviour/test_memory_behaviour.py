@@ -210,6 +210,14 @@ def test_messages_keep_only_what_is_worth_remembering(memory: Memory) -> None:
                                                           ("The user quit Acme and joined Globex.", True)]
 
 
+def test_extracted_statements_are_found_by_questions_in_the_users_words(memory: Memory) -> None:
+    u = new_user()
+    [mid] = memory.remember(user_id=u, messages=[{"role": "user", "content": "谢谢"},
+                                                  {"role": "user", "content": "我对花生过敏"}])
+    [hit] = memory.recall(user_id=u, query="点餐时要注意什么")
+    assert hit.memory_id == mid and hit.content == "用户对花生过敏"  # shown third person, matched as said
+
+
 def test_a_repeated_statement_is_a_confirmation_not_a_new_memory(memory: Memory) -> None:
     u = new_user()
     [first] = memory.remember(user_id=u, content="I take my coffee black")
