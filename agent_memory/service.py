@@ -14,7 +14,6 @@ are split in two steps so the API can answer before the slow part:
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -42,6 +41,7 @@ from agent_memory.model import (
     utcnow,
     validated,
 )
+from agent_memory.pipeline.conflicts import same_statement
 from agent_memory.prompt import build_context
 from agent_memory.ranking import RankingParams, dense_candidates, fuse, rank
 from agent_memory.store import RawStore, make_store
@@ -210,7 +210,7 @@ class Memory:
                      else self.embedder.default_duplicate_similarity)
         hits = [h for h in self.index.search(vector, MemoryFilter(user_id=o.user_id, sources=None), limit=3,
                                              strong=True) if h.record.id != o.memory_id]
-        same = next((h.record for h in hits if _same_statement(h.record.summary, o.summary, h.similarity, threshold)),
+        same = next((h.record for h in hits if same_statement(h.record.summary, o.summary, h.similarity, threshold)),
                     None)
         if same is None:
             return o
@@ -546,25 +546,6 @@ def _passes(r: IndexRecord, flt: MemoryFilter) -> bool:
     return ((not flt.active_only or r.is_active) and (flt.include_deleted or r.deleted_at is None)
             and (flt.topic_id is None or r.topic_id == flt.topic_id)
             and (flt.created_before_ms is None or r.created_at.timestamp() * 1000 < flt.created_before_ms))
-
-
-def _norm_text(text: str) -> str:
-    return re.sub(r"[\W_]+", "", text.casefold())
-
-
-def _same_statement(a: str, b: str, similarity: float, threshold: float) -> bool:
-    """The same statement: equal up to case and punctuation, or at least ``threshold`` similar with
-    the same numbers and nearly the same words (so "my PIN is 1234" never swallows "... 5678")."""
-    if _norm_text(a) == _norm_text(b):
-        return True
-    if similarity < threshold or re.findall(r"\d+", a) != re.findall(r"\d+", b):
-        return False
-    ta, tb = _words(a), _words(b)
-    return len(ta & tb) / max(1, len(ta | tb)) >= 0.8
-
-
-def _words(text: str) -> set[str]:
-    return set(re.findall(r"[\u4e00-\u9fff]|[^\W\d_]+", text.casefold()))
 
 
 SUMMARY_MAX_BYTES = 4000  # the index's summary field holds 4096 bytes

