@@ -102,21 +102,20 @@ def _topic(s: str) -> str | None:
 
 
 def extract(text: str, when: datetime) -> list[Statement]:
-    """Statements worth keeping in ``text`` (said at ``when``); empty when the trigger says no."""
-    if not decide(text).keep:
+    """Statements worth keeping in ``text`` (said at ``when``); empty when the trigger says no.
+    Each sentence the trigger keeps becomes one statement (a greeting or question inside a longer
+    turn is dropped); when no sentence stands on its own, the whole turn is one statement."""
+    whole = decide(text)
+    if not whole.keep:
         return []
+    parts = [p.strip() for p in _SPLIT.split(text.strip()) if p.strip()]
+    kept = [(p, d) for p in parts if (d := decide(p)).keep] or [(text.strip(), whole)]
     out: list[Statement] = []
-    for part in (p.strip() for p in _SPLIT.split(text.strip())):
-        if not part:
-            continue
-        d = decide(part)
-        if not d.keep and len(out) + 1 < len(_SPLIT.split(text.strip())):
-            continue  # a greeting or question inside a longer turn
-        kind = d.kind or decide(text).kind or "fact"
-        part = _FILLER.sub("", part)
+    for sentence, d in kept:
+        kind = d.kind or whole.kind or "fact"
+        part = _FILLER.sub("", sentence)
         zh = bool(re.search(r"[\u4e00-\u9fff]", part))
-        body = _third_person_zh(part) if zh else _third_person_en(part)
-        body = _resolve_dates(body, when)
+        body = _resolve_dates(_third_person_zh(part) if zh else _third_person_en(part), when)
         value, reasons = importance(part, kind)
         out.append(Statement(body, kind, _topic(part), value, reasons, said=part))
     return out

@@ -28,6 +28,7 @@ def test_worth_keeping_turns_become_third_person_statements_with_dates_types_top
     assert (work.topic_id, dog.topic_id) == ("employer", "pet") and dog.text == "The user's dog is called Rex."
     [changed] = extract("我换工作了，现在不在字节了", WHEN)
     assert changed.topic_id == "employer"
+    assert [s.text for s in extract("I work at Acme. Thanks!", WHEN)] == ["The user works at Acme."]
 
 
 def test_importance_boosts_are_clamped_and_explained() -> None:
