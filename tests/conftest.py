@@ -53,21 +53,27 @@ def milvus_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 HELIX_API_KEY = "test-helix-key"
 
 
-@pytest.fixture(scope="session")
-def helix_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The test-only HelixDB HTTP server (tests/helix_http_server.py) in its own process;
-    answers ``helix+http://`` URIs. Requires :data:`HELIX_API_KEY`."""
+def start_helix_server(root: Path, port: int, log_path: Path) -> ServerProcess:
+    """The test-only HelixDB HTTP server (tests/helix_http_server.py) in its own process, with
+    :data:`HELIX_API_KEY`; ``root`` keeps its data, so a restart on the same root finds it."""
     import sys
 
-    from agent_memory.local.processes import free_port, spawn_http_server
+    from agent_memory.local.processes import spawn_http_server
 
-    root = tmp_path_factory.mktemp("helix-server")
-    port = free_port()
-    with (root / "server.log").open("ab") as log:
-        server = spawn_http_server(
+    with log_path.open("ab") as log:
+        return spawn_http_server(
             [sys.executable, "-m", "tests.helix_http_server", "--root", str(root), "--port", str(port),
              "--api-key", HELIX_API_KEY], port, "/healthz", 60.0, log,
             env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+
+
+@pytest.fixture(scope="session")
+def helix_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A session's HelixDB HTTP server; answers ``helix+http://`` URIs."""
+    from agent_memory.local.processes import free_port
+
+    root = tmp_path_factory.mktemp("helix-server")
+    server = start_helix_server(root, free_port(), root / "server.log")
     yield f"helix+{server.url}"
     server.stop()
     assert server.proc.poll() is not None

@@ -42,7 +42,8 @@ def _pcts(values_ms: list[float]) -> dict[str, float]:
     def at(q: float) -> float:
         return round(v[min(len(v) - 1, int(q * len(v)))], 2)
 
-    return {"p50": at(0.50), "p95": at(0.95), "p99": at(0.99), "mean": round(statistics.fmean(v), 2), "n": len(v)}
+    return {"p50": at(0.50), "p95": at(0.95), "p99": at(0.99), "max": round(v[-1], 2),
+            "mean": round(statistics.fmean(v), 2), "n": len(v)}
 
 
 def _timed(fn: Callable[[], Any]) -> float:

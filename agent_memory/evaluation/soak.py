@@ -8,7 +8,6 @@ to drain and reads every acknowledged id back (index record and S3 original).
 
 from __future__ import annotations
 
-import statistics
 import threading
 import time
 import uuid
@@ -18,16 +17,9 @@ from typing import Any
 
 from agent_memory.client import MemoryClient
 from agent_memory.errors import AgentMemoryError, NotFoundError
+from agent_memory.evaluation.bench import _pcts
 
 TOPICS = ["coffee", "travel", "work", "family", "health", "music", "books", "sport"]
-
-
-def _pcts(values: list[float]) -> dict[str, float]:
-    v = sorted(values)
-    if not v:
-        return {}
-    return {"p50": round(v[len(v) // 2], 2), "p95": round(v[min(len(v) - 1, int(0.95 * len(v)))], 2),
-            "max": round(v[-1], 2), "mean": round(statistics.fmean(v), 2), "n": len(v)}
 
 
 def run(url: str, api_key: str | None, clients: int = 8, duration_s: float = 120.0,

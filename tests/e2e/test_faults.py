@@ -5,7 +5,6 @@ between the S3 write and the enqueue). Every acknowledged memory ends indexed ex
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,20 +13,15 @@ from typing import Any
 import boto3
 import pytest
 
-from agent_memory.local.processes import ServerProcess, free_port, spawn_http_server
-from tests.conftest import HELIX_API_KEY
+from agent_memory.local.processes import ServerProcess, free_port
+from tests.conftest import HELIX_API_KEY, start_helix_server
 from tests.e2e.conftest import RunningMirror
 from tests.e2e.test_mirror import wait_until
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def helix(root: Path, port: int) -> ServerProcess:
-    """The test-only HelixDB HTTP server: an index process we can kill and bring back."""
-    with (root.parent / "helix.log").open("ab") as log:
-        return spawn_http_server([sys.executable, "-m", "tests.helix_http_server", "--root", str(root), "--port",
-                                  str(port), "--api-key", HELIX_API_KEY], port, "/healthz", 60.0, log,
-                                 env={**os.environ, "PYTHONPATH": str(ROOT)})
+    """The index process we can kill and bring back (same root, same port)."""
+    return start_helix_server(root, port, root.parent / "helix.log")
 
 
 def queue_depth(sqs: Any, url: str) -> int:
