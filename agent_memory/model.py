@@ -218,6 +218,8 @@ class ScoreParts(BaseModel):
     similarity: float
     lexical: float = 0.0
     relevance: float = 0.0
+    time_weight: float = 1.0
+    """``1 + time_boost`` when the memory falls in a time window the query names, else 1."""
     decay: float
     importance_weight: float
     type_weight: float
@@ -256,6 +258,8 @@ class RecallResult(list[RecallHit]):
         """Cold memories re-embedded and re-indexed by this recall (see agent_memory.tiering)."""
         self.rewritten_query: str | None = None
         """The self-contained query actually searched, when ``conversation`` changed it."""
+        self.timings_ms: dict[str, float] = {}
+        """Where the time went: embed, search (index + BM25 + fusion), rank, fetch (originals), log."""
 
     @property
     def hits(self) -> list[RecallHit]:

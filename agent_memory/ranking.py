@@ -3,7 +3,10 @@
 relevance (hybrid) = dense_weight x similarity (min-max scaled over the candidates)
                    + (1 - dense_weight) x lexical (BM25 / best BM25), plus neighbour_weight x the
                    best adjacent memory's value in the same session, rescaled to 0..1;
-relevance (dense only) = similarity.
+relevance (dense only) = similarity;
+both multiplied by ``1 + time_boost`` for memories created inside a time window the query names
+("on 16 November 2023", "last month", "去年": see :mod:`agent_memory.timewindows`) or up to
+``time_slack_days`` after it; the fused value is boosted before neighbours take their share.
 score = relevance x decay x importance_weight x type_weight, where
 - decay = floor + (1 - floor) * 0.5 ** (age_days / half_life): recent memories win ties,
   but old ones keep ``floor`` of their weight (old facts such as allergies stay true);
@@ -19,7 +22,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from itertools import pairwise
 
 import numpy as np
@@ -27,6 +30,7 @@ import numpy as np
 from agent_memory.config import Settings
 from agent_memory.index.base import SearchHit
 from agent_memory.model import IndexRecord, ScoreParts
+from agent_memory.timewindows import TimeWindow
 
 
 @dataclass(frozen=True)
@@ -39,11 +43,22 @@ class RankingParams:
     dense_weight: float = 0.6
     neighbour_weight: float = 0.5
     lexical_min: float = 0.5
+    time_boost: float = 1.0
+    time_slack_days: float = 7.0
+    windows: tuple[TimeWindow, ...] = ()
+    """The time windows the query names (none for most queries)."""
 
     @classmethod
-    def from_settings(cls, s: Settings, min_score: float, dense_weight: float) -> RankingParams:
+    def from_settings(cls, s: Settings, min_score: float, dense_weight: float,
+                      windows: Sequence[TimeWindow] = ()) -> RankingParams:
         return cls(min_score, s.decay_half_life_days, s.decay_floor, s.importance_weight_floor,
-                   dict(s.type_priority), dense_weight, s.neighbour_weight, s.lexical_min)
+                   dict(s.type_priority), dense_weight, s.neighbour_weight, s.lexical_min,
+                   s.time_boost, s.time_slack_days, tuple(windows))
+
+    def time_weight(self, created_at: datetime) -> float:
+        slack = timedelta(days=self.time_slack_days)
+        inside = any(w.contains(created_at, slack) for w in self.windows)
+        return 1.0 + self.time_boost if inside else 1.0
 
 
 @dataclass(frozen=True)
@@ -52,11 +67,12 @@ class Candidate:
     similarity: float
     lexical: float = 0.0
     relevance: float | None = None
-    """Fused relevance; None means dense only (relevance = similarity)."""
+    """Fused relevance; None means dense only (relevance = similarity x time weight)."""
+    time_weight: float = 1.0
 
 
-def dense_candidates(hits: Sequence[SearchHit]) -> list[Candidate]:
-    return [Candidate(h.record, h.similarity) for h in hits]
+def dense_candidates(hits: Sequence[SearchHit], p: RankingParams) -> list[Candidate]:
+    return [Candidate(h.record, h.similarity, time_weight=p.time_weight(h.record.created_at)) for h in hits]
 
 
 def fuse(dense: Sequence[SearchHit], corpus: Sequence[IndexRecord], lexical: Sequence[float],
@@ -76,7 +92,8 @@ def fuse(dense: Sequence[SearchHit], corpus: Sequence[IndexRecord], lexical: Seq
     lex = np.array([lex_by_id.get(i, 0.0) for i in ids])
     spread = float(sim.max() - sim.min())
     dense_scaled = (sim - sim.min()) / spread if spread > 0 else np.ones_like(sim)
-    raw = p.dense_weight * dense_scaled + (1 - p.dense_weight) * lex
+    boost = np.array([p.time_weight(records[i].created_at) for i in ids])
+    raw = (p.dense_weight * dense_scaled + (1 - p.dense_weight) * lex) * boost
     sessions: dict[str, list[int]] = defaultdict(list)
     for pos, i in enumerate(ids):
         sessions[records[i].session_id].append(pos)
@@ -88,7 +105,8 @@ def fuse(dense: Sequence[SearchHit], corpus: Sequence[IndexRecord], lexical: Seq
             best_neighbour[b] = max(best_neighbour[b], raw[a])
     relevance = (raw + p.neighbour_weight * best_neighbour) / (1 + p.neighbour_weight)
     order = np.argsort(-relevance, kind="stable")[:limit]
-    return [Candidate(records[ids[k]], float(sim[k]), float(lex[k]), float(relevance[k])) for k in order]
+    return [Candidate(records[ids[k]], float(sim[k]), float(lex[k]), float(relevance[k]), float(boost[k]))
+            for k in order]
 
 
 def time_decay(age_days: float, half_life_days: float, floor: float) -> float:
@@ -105,9 +123,9 @@ def score_parts(c: Candidate, now: datetime, p: RankingParams) -> ScoreParts:
     d = time_decay(age_days, p.half_life_days, p.decay_floor)
     iw = importance_weight(r.importance, p.importance_floor)
     tw = p.type_priority.get(r.memory_type, 1.0)
-    rel = c.similarity if c.relevance is None else c.relevance
-    return ScoreParts(similarity=c.similarity, lexical=c.lexical, relevance=rel, decay=d, importance_weight=iw,
-                      type_weight=tw, score=rel * d * iw * tw)
+    rel = c.similarity * c.time_weight if c.relevance is None else c.relevance
+    return ScoreParts(similarity=c.similarity, lexical=c.lexical, relevance=rel, time_weight=c.time_weight, decay=d,
+                      importance_weight=iw, type_weight=tw, score=rel * d * iw * tw)
 
 
 @dataclass(frozen=True)
@@ -120,7 +138,7 @@ class Ranked:
 
 def rank(candidates: Sequence[Candidate | SearchHit], now: datetime, p: RankingParams, top_k: int) -> list[Ranked]:
     """Every candidate with its score parts and why it was or was not chosen, best first."""
-    cands = [c if isinstance(c, Candidate) else Candidate(c.record, c.similarity) for c in candidates]
+    cands = [c if isinstance(c, Candidate) else dense_candidates([c], p)[0] for c in candidates]
     scored = sorted(((c, score_parts(c, now, p)) for c in cands), key=lambda cp: cp[1].score, reverse=True)
     out: list[Ranked] = []
     taken = 0

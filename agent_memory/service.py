@@ -46,6 +46,7 @@ from agent_memory.prompt import build_context
 from agent_memory.ranking import RankingParams, dense_candidates, fuse, rank
 from agent_memory.store import RawStore, make_store
 from agent_memory.store.keys import original_key, user_prefix
+from agent_memory.timewindows import time_windows
 from agent_memory.working import WorkingMemory, WorkingStore, make_working_store
 
 
@@ -315,7 +316,9 @@ class Memory:
             if rehydrated:
                 result, entry = self._recall_once(req, rehydrated)
         if entry is not None:
+            t0 = time.perf_counter()
             self.recall_log.append(req.user_id, result.recall_id, entry)
+            result.timings_ms["log"] = (time.perf_counter() - t0) * 1e3
         return result
 
     def _recall_once(self, req: RecallRequest, rehydrated: int) -> tuple[RecallResult, dict[str, Any] | None]:
@@ -332,8 +335,11 @@ class Memory:
         t_embed = time.perf_counter()
         limit = max(s.candidate_limit, top_k)
         strong = req.consistency == "strong"
+        now = utcnow()
+        windows = time_windows(query, now) if s.time_boost else []
         params = RankingParams.from_settings(
-            s, min_score, s.dense_weight if s.dense_weight is not None else self.embedder.default_dense_weight)
+            s, min_score, s.dense_weight if s.dense_weight is not None else self.embedder.default_dense_weight,
+            windows)
         lexical_used = False
         if s.hybrid and s.lexical_max_docs:
             # One search as wide as the lexical corpus: it returns every memory of the user that
@@ -346,12 +352,12 @@ class Memory:
                 candidates = fuse(found, corpus, normalized(lexical).tolist(), params, limit=limit)
                 lexical_used = True
             else:
-                candidates = dense_candidates(found[:limit])
+                candidates = dense_candidates(found[:limit], params)
         else:
-            candidates = dense_candidates(self.index.search(vector, flt, limit=limit, strong=strong))
+            candidates = dense_candidates(self.index.search(vector, flt, limit=limit, strong=strong), params)
         t_search = time.perf_counter()
-        now = utcnow()
         ranked = rank(candidates, now, params, top_k)
+        t_rank = time.perf_counter()
         chosen = [r for r in ranked if r.chosen]
         fetched = self.store.fetch([r.hit.record.storage_key for r in chosen])
         hits = []
@@ -375,14 +381,18 @@ class Memory:
         recall_id = new_memory_id()
         result = RecallResult(hits, build_context(hits, s.context_max_chars), recall_id, req.query, rehydrated)
         result.rewritten_query = query if query != req.query else None
+        result.timings_ms = {"embed": (t_embed - t0) * 1e3, "search": (t_search - t_embed) * 1e3,
+                             "rank": (t_rank - t_search) * 1e3, "fetch": (t_fetch - t_rank) * 1e3}
         entry: dict[str, Any] | None = None
         if req.log and s.recall_log:
             entry = {
                 "recall_id": recall_id, "user_id": req.user_id, "at": now.isoformat(),
                 "query": req.query, "rewritten_query": result.rewritten_query, "top_k": top_k, "min_score": min_score,
-                "filter": flt.to_expr(), "model": self.embedder.info.model_dump(), "hybrid": lexical_used,
-                "timings_ms": {"embed": (t_embed - t0) * 1e3, "search": (t_search - t_embed) * 1e3,
-                               "fetch": (t_fetch - t_search) * 1e3},
+                "filter": flt.to_expr(),
+                "time_windows": [{"said": w.said, "start": w.start.isoformat(), "end": w.end.isoformat()}
+                                 for w in windows],
+                "model": self.embedder.info.model_dump(), "hybrid": lexical_used,
+                "timings_ms": dict(result.timings_ms),
                 "candidates": [{"memory_id": r.hit.record.id, "summary": r.hit.record.summary,
                                 **r.parts.model_dump(), "chosen": r.chosen, "reason": r.reason}
                                for r in ranked],

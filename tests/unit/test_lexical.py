@@ -11,7 +11,7 @@ NOW = datetime(2026, 6, 1, tzinfo=UTC)
 
 
 def test_tokenize_words_stems_stopwords_and_cjk_bigrams() -> None:
-    assert tokenize("Caroline went to the support groups") == ["caroline", "went", "support", "group"]
+    assert tokenize("Caroline went to the support groups") == ["carolin", "went", "support", "group"]
     assert tokenize("我对花生过敏") == ["对花", "花生", "生过", "过敏"]
     assert tokenize("的") == []
 
