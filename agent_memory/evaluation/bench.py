@@ -90,6 +90,8 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
         t_load += _timed(partial(m.remember_many, batch)) / 1000
         tick("load", len(batch))
 
+    index_build_s = m.index.wait_indexed()  # measure the steady state, not a server still indexing
+
     # ingest worker path: originals already stored, index in SQS-sized batches
     staged = [m.stage(m.validate_remember(user_id=f"bench-ingest-{i % 50}", content=f"ingest probe {i}"))[0]
               for i in range(500)]
@@ -118,6 +120,7 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
         tick("recall")
         return elapsed
 
+    m.index.wait_indexed()  # the ingest probe's rows too
     c1 = [one(uq) for uq in qs]
     c1_phases = {phase: _pcts(v) for phase, v in phases.items()}
     with ThreadPoolExecutor(8) as pool:
@@ -125,15 +128,20 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
     vectors = [m.embedder.embed_query(q) for _, q in qs]
     search_ms = [_timed(partial(m.index.search, v, MemoryFilter(user_id=u), settings.candidate_limit))
                  for (u, _), v in zip(qs, vectors, strict=True)]
+    # A cold start as the Lambda would have it: a served index is opened (its collection exists),
+    # an embedded one gets a fresh folder of its own (two processes can't share it).
+    probe_env = {"AGENT_MEMORY_DATA_DIR": tempfile.mkdtemp(prefix="agent-memory-init-"),
+                 "AGENT_MEMORY_EMBEDDING_PROVIDER": settings.embedding_provider}
+    if "://" in settings.resolved_index_uri and not settings.resolved_index_uri.startswith("helix+embedded"):
+        probe_env |= {"AGENT_MEMORY_INDEX_URI": settings.resolved_index_uri,
+                      "AGENT_MEMORY_COLLECTION_NAME": settings.collection_name}
+    cold = handler_cold_start(probe_env)
     m.index.drop()  # the collection is the bench's own; an external index keeps nothing
     m.close()
-    # a cold start in its own folder (embedded index, file store): imports + model + clients
-    cold = handler_cold_start({"AGENT_MEMORY_DATA_DIR": tempfile.mkdtemp(prefix="agent-memory-init-"),
-                                   "AGENT_MEMORY_EMBEDDING_PROVIDER": settings.embedding_provider})
     return {
         "label": label, "memories": n, "users": users, "index": backend_name(settings.resolved_index_uri),
         "store": settings.store, "embedding": m.embedder.info.model_dump(),
-        "bulk_load_memories_per_s": round(n / t_load, 1),
+        "bulk_load_memories_per_s": round(n / t_load, 1), "index_build_wait_s": round(index_build_s, 1),
         "ingest_worker_memories_per_s": round(ingest_rate, 1),
         "remember_api_stage_ms": _pcts(stage_ms),
         "recall_ms_c1": _pcts(c1), "recall_ms_c8": _pcts(c8), "recall_phases_ms_c1": c1_phases,

@@ -100,5 +100,11 @@ class VectorIndex(ABC):
     def flush(self) -> None:  # noqa: B027 - optional hook
         """Make recent writes efficiently searchable (after bulk loads)."""
 
+    def wait_indexed(self, timeout_s: float = 600.0) -> float:
+        """Block until rows written so far are in the vector index (not only searchable by brute
+        force); returns the seconds waited. Benchmarks call it so they measure the steady state,
+        not a server still building its index. Immediate where indexing is synchronous."""
+        return 0.0
+
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections."""

@@ -65,3 +65,40 @@ def test_bench_runs_and_reports(tmp_path: Path) -> None:
     for key in ("recall_ms_c1", "recall_ms_c8", "index_search_ms", "remember_api_stage_ms"):
         assert 0 < result[key]["p50"] <= result[key]["p95"] <= result[key]["p99"]
     assert result["handler_init_s"] > 0 and result["rss_peak_mb"] > 0
+
+
+@pytest.mark.milvus_server
+def test_bench_on_a_milvus_server_measures_after_its_index_is_built(milvus_server: str) -> None:
+    settings = bench.temp_settings(Settings(), milvus_server, "file", None, None)
+    result = bench.run(150, 4, settings, recall_queries=10, label="tiny-server")
+    assert result["index"] == "milvus-server" and result["index_build_wait_s"] >= 0
+    assert set(result["recall_phases_ms_c1"]) == {"embed", "search", "rank", "fetch", "log"}
+    cold = result["handler_cold_start"]
+    assert min(cold.values()) > 0
+    assert cold["total_s"] == pytest.approx(cold["import_s"] + cold["clients_s"] + cold["model_s"], abs=0.01)
+
+
+@pytest.mark.milvus_server
+def test_wait_indexed_returns_when_the_server_has_indexed_every_row(milvus_server: str) -> None:
+    import uuid
+
+    import numpy as np
+
+    from agent_memory.embed.hashing import HashingEmbedder
+    from agent_memory.index.milvus import MilvusIndex
+    from agent_memory.model import IndexRecord, utcnow
+
+    embedder = HashingEmbedder()
+    index = MilvusIndex(milvus_server, f"w_{uuid.uuid4().hex[:8]}")
+    index.ensure(embedder.info)
+    try:
+        records = [IndexRecord(id=uuid.uuid4().hex, user_id="u", session_id="s", memory_type="fact", summary=f"m{i}",
+                               importance=0.5, created_at=utcnow(), topic_id=None, is_active=True, deleted_at=None,
+                               source="user_said", storage_key=f"k{i}") for i in range(300)]
+        index.write(records, np.asarray(embedder.embed_documents([r.summary for r in records])))
+        assert index.wait_indexed(timeout_s=120) >= 0
+        info = index.client.describe_index(index.collection, "embedding")
+        assert info["pending_index_rows"] == 0 and info["indexed_rows"] == info["total_rows"] == 300
+        assert index.count() == 300
+    finally:
+        index.drop()
