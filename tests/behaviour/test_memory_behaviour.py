@@ -157,6 +157,21 @@ def test_recall_log_records_candidates_and_choice(memory: Memory) -> None:
     assert {"similarity", "decay", "importance_weight", "type_weight", "score", "reason"} <= cand.keys()
 
 
+def test_a_date_in_the_question_favours_memories_from_then(memory: Memory) -> None:
+    u = new_user()
+    [march] = memory.remember(user_id=u, content="I went hiking in the mountains with my brother", session_id="s1",
+                              created_at=datetime(2025, 3, 14, 10, tzinfo=UTC))
+    [june] = memory.remember(user_id=u, content="I went hiking in the hills with my sister", session_id="s2",
+                             created_at=datetime(2025, 6, 2, 10, tzinfo=UTC))
+    for when, expected in (("in March 2025", march), ("on June 2, 2025", june)):
+        result = memory.recall(user_id=u, query=f"Where did I go hiking {when}?", min_score=-1)
+        assert [h.memory_id for h in result][:2] == [expected, march if expected == june else june]
+        assert result[0].parts.time_weight == 2.0 and result[1].parts.time_weight == 1.0
+    latest = memory.recalls(u)[0]
+    assert [w["said"] for w in latest["time_windows"]] == ["June 2, 2025"]
+    assert latest["time_windows"][0]["start"].startswith("2025-06-02")
+
+
 def test_timeline_pages_newest_first(memory: Memory) -> None:
     u = new_user()
     base = datetime.now(UTC) - timedelta(days=30)
