@@ -27,7 +27,7 @@ from agent_memory.model import CONTEXT_INDEX_CHARS, EmbeddingInfo, IndexRecord, 
 
 META_PROPERTY = "agent_memory.embedding"
 MAX_QUERY_WINDOW = 16_384  # Milvus caps offset + limit of one query
-FLUSH_EVERY = 100
+FLUSH_EVERY = 1_000
 
 
 class MilvusIndex(VectorIndex):
@@ -117,8 +117,9 @@ class MilvusIndex(VectorIndex):
     def flush(self) -> None:
         """Seal what was written so searches use the HNSW index. Milvus Lite searches unflushed rows
         by brute force in Python: measured 550 ms p50 at 10k rows before a flush, 20 ms after; with
-        500 rows unflushed 42 ms, flushed 22 ms. A flush costs ~50 ms whatever its size and twenty
-        50-row segments search as fast as one, hence a flush every ``FLUSH_EVERY`` (100) rows.
+        500 rows unflushed 42 ms, flushed 22 ms. Flushing every 100 rows instead of 1,000 was tried
+        and dropped: the Lite ingest worker fell from 789 to 146 memories/s and recall did not get
+        faster end to end (``agent-memory bench``), so a tail of up to 1,000 rows stays unflushed.
 
         A server seals and indexes segments by itself and searches growing ones natively; a flush
         there waits for the segments to be persisted (seconds under load: it was the bulk load's
