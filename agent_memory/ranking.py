@@ -6,7 +6,8 @@ relevance (hybrid) = dense_weight x similarity (min-max scaled over the candidat
 relevance (dense only) = similarity;
 both multiplied by ``1 + time_boost`` for memories created inside a time window the query names
 ("on 16 November 2023", "last month", "去年": see :mod:`agent_memory.timewindows`) or up to
-``time_slack_days`` after it; the fused value is boosted before neighbours take their share.
+``time_slack_days`` after it; the fused value is boosted before neighbours take their share
+(so with a window relevance reaches up to ``1 + time_boost``, and only the order matters).
 score = relevance x decay x importance_weight x type_weight, where
 - decay = floor + (1 - floor) * 0.5 ** (age_days / half_life): recent memories win ties,
   but old ones keep ``floor`` of their weight (old facts such as allergies stay true);
