@@ -57,6 +57,8 @@ class RankingParams:
                    s.time_boost, s.time_slack_days, tuple(windows))
 
     def time_weight(self, created_at: datetime) -> float:
+        if not self.windows:  # most queries: called for every candidate, up to lexical_max_docs
+            return 1.0
         slack = timedelta(days=self.time_slack_days)
         inside = any(w.contains(created_at, slack) for w in self.windows)
         return 1.0 + self.time_boost if inside else 1.0
