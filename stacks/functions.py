@@ -11,6 +11,7 @@ from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from agent_memory.config import Settings
+from stacks.bundling import MODEL_CACHE
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,7 @@ class MemoryFunctions(Construct):
             "AGENT_MEMORY_STORE": "s3",
             "AGENT_MEMORY_DATA_DIR": "/tmp/agent-memory",
             "AGENT_MEMORY_EMBEDDING_PROVIDER": settings.embedding_provider,
+            "AGENT_MEMORY_MODEL_CACHE_DIR": f"/var/task/{MODEL_CACHE}",
             **environment,
         }
         ingest_timeout = max(10, settings.visibility_timeout_s // 6)  # AWS: visibility >= 6 x timeout

