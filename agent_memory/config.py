@@ -82,8 +82,11 @@ class Settings(BaseSettings):
     write_queue_url: str | None = None
     max_receive_count: int = 5
     visibility_timeout_s: int = 120
-    ingest_batch_size: int = 10
-    ingest_batching_window_s: int = 2
+    ingest_batch_size: int = Field(100, ge=1, le=10_000)
+    """SQS messages per ingest invocation, indexed in one embed call and one index write. 100:
+    the worker's cost is per write round trip (``agent-memory bench``: see the README)."""
+    ingest_batching_window_s: int = Field(2, ge=1, le=300)
+    """How long the event source gathers a batch (Lambda needs >= 1 s for batches over 10)."""
 
     # --- S3 lifecycle ----------------------------------------------------------
     infrequent_access_after_days: int = 30

@@ -201,6 +201,18 @@ class Memory:
         for user_id, topic_id in sorted({(o.user_id, o.topic_id) for o in originals if o.topic_id}):
             self._settle_topic(user_id, topic_id)
 
+    def index_stored(self, jobs: Sequence[tuple[str, Sequence[str]]]) -> int:
+        """Step 2 as the queue worker runs it: ``(user_id, memory_ids)`` per job, originals read
+        from the store in parallel (S3 reads are I/O), then one :meth:`index_originals` for all.
+        A missing original raises ``NotFoundError`` and nothing is indexed. Returns the count."""
+        keys = [self.storage_key(user_id, mid) for user_id, mids in jobs for mid in mids]
+        if not keys:
+            return 0
+        with ThreadPoolExecutor(max_workers=min(16, len(keys))) as pool:
+            docs = list(pool.map(self.store.get_json, keys))
+        self.index_originals([Original.model_validate(doc) for doc in docs])
+        return len(docs)
+
     def _dedupe(self, o: Original, vector: Any) -> Original:
         """Conflict check 1: a memory that repeats an active one of the same user is no new memory.
         It stays in the store (and the index, inactive) marked ``duplicate_of``; the existing

@@ -149,13 +149,25 @@ class SqsPoller:
                 log.exception("sqs poll failed; retrying")
                 self._stop.wait(1.0)
 
-    def poll_once(self) -> int:
-        resp = self.sqs.receive_message(QueueUrl=self.queue_url, MaxNumberOfMessages=min(self.batch_size, 10),
-                                        WaitTimeSeconds=self.wait_s, AttributeNames=["All"],
+    def _receive(self, most: int, wait_s: int) -> list[dict[str, Any]]:
+        resp = self.sqs.receive_message(QueueUrl=self.queue_url, MaxNumberOfMessages=min(most, 10),
+                                        WaitTimeSeconds=wait_s, AttributeNames=["All"],
                                         MessageAttributeNames=["All"])
-        messages = resp.get("Messages", [])
+        found: list[dict[str, Any]] = resp.get("Messages", [])
+        return found
+
+    def poll_once(self) -> int:
+        """One invocation. Like the event source mapping, a batch is more than one receive (SQS
+        hands out at most 10 at a time): after the first, what is already waiting is added,
+        without waiting further, up to ``batch_size``."""
+        messages = self._receive(self.batch_size, self.wait_s)
         if not messages:
             return 0
+        while len(messages) < self.batch_size:
+            more = self._receive(self.batch_size - len(messages), 0)
+            if not more:
+                break
+            messages += more
         failed: set[str] = set()
         try:
             result = self.handler(sqs_event(messages, self.queue_arn), LocalContext("agent-memory-ingest"))

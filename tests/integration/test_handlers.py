@@ -126,6 +126,24 @@ def test_poison_message_goes_to_dlq_while_the_batch_succeeds(stack: tuple[Settin
     assert [r["id"] for r in tl["memories"]] == good["memory_ids"]
 
 
+def test_a_batch_is_indexed_in_one_write(stack: tuple[Settings, Queues, Any],
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_memory import runtime
+
+    _, queues, sqs = stack
+    u = new_user()
+    ids = [call_api("POST", "/v1/memories", {"user_id": u, "content": f"I collect stamp number {i}"})[1]
+           ["memory_ids"][0] for i in range(6)]
+    m = runtime.memory()
+    calls: list[int] = []
+    original = m.index_originals
+    monkeypatch.setattr(m, "index_originals", lambda batch: (calls.append(len(batch)), original(batch))[1])
+    drain(sqs, queues)
+    assert calls == [6], "six messages of one SQS batch should make one embed + index write"
+    _, tl = call_api("GET", f"/v1/users/{u}/memories")
+    assert sorted(r["id"] for r in tl["memories"]) == sorted(ids)
+
+
 def test_duplicate_delivery_yields_one_memory(stack: tuple[Settings, Queues, Any]) -> None:
     _, queues, sqs = stack
     u = new_user()
