@@ -375,7 +375,9 @@ def eval_(
         for prov in providers:
             turns = bar.add_task(f"{prov}: store turns", total=sum(len(c.turns) for c in convs))
             questions = bar.add_task(f"{prov}: recall", total=sum(len(c.questions) for c in convs))
-            tasks = {"ingest": turns, "questions": questions}
+            extract = bar.add_task(f"{prov}: extract sessions", total=sum(len(c.turns) for c in convs))
+            x_questions = bar.add_task(f"{prov}: recall (extracted)", total=sum(len(c.questions) for c in convs))
+            tasks = {"ingest": turns, "questions": questions, "extract": extract, "extract-questions": x_questions}
 
             def advance(stage: str, n: int, tasks: dict[str, Any] = tasks) -> None:
                 bar.advance(tasks[stage], n)
@@ -396,6 +398,12 @@ def eval_(
                                                                           "single-hop")],
                           str(lat.get("p50", "")), str(lat.get("p95", "")))
     console.print(table)
+    for res in results:
+        x = res.get("extraction")
+        if x:
+            console.print(f"{res['embedding']['provider']}, extracted mode: {x['memories']} memories from "
+                          f"{x['turns_kept']} of {x['turns']} turns; {x['evidence_kept_pct']}% of evidence turns "
+                          "left a memory (the ceiling of its recall)")
     (out / "locomo.json").write_text(json.dumps(results, indent=2))
     locomo.plot(results, out / "locomo.png")
     console.print(f"wrote {out / 'locomo.json'} and {out / 'locomo.png'}")

@@ -100,9 +100,63 @@ def _ranked(scores: np.ndarray[Any, Any], ids: list[str], k: int = max(KS)) -> l
     return [ids[i] for i in np.argsort(-scores, kind="stable")[:k]]
 
 
+def run_extracted(convs: list[Conversation], settings: Settings,
+                  on_progress: Callable[[str, int], None] | None = None) -> dict[str, Any]:
+    """The second mode: each session goes in as a conversation (``messages``, one user turn per
+    LoCoMo turn, ``"Speaker: text"``) and the write pipeline decides what to keep, extracts
+    statements, checks duplicates and topic versions, as it does for a caller. A memory counts
+    for the turn it came from (its provenance), so recall@k is the share of evidence turns among
+    the turns behind the top k memories. ``evidence_kept`` is the ceiling: the share of evidence
+    turns that left any memory at all."""
+    from agent_memory.service import Memory
+
+    result = MethodResult()
+    kept_turns: set[str] = set()
+    n_memories = n_turns = 0
+    evidence_total = evidence_kept = 0
+    with tempfile.TemporaryDirectory(prefix="agent-memory-eval-x-") as tmp:
+        memory = Memory(settings.model_copy(update={
+            "data_dir": Path(tmp), "store": "file", "collection_name": "locomo_extracted", "recall_log": False}))
+        for conv in convs:
+            user = f"locomo-{conv.sample_id}"
+            sessions: dict[str, list[Turn]] = defaultdict(list)
+            for t in conv.turns:
+                sessions[t.session_id].append(t)
+            dia_of: dict[str, str] = {}
+            for session_id, turns in sessions.items():
+                for start in range(0, len(turns), 200):  # a request carries at most 200 messages
+                    part = turns[start:start + 200]
+                    originals = memory.stage(memory.validate_remember(
+                        user_id=user, session_id=session_id, created_at=part[0].created_at,
+                        messages=[{"role": "user", "content": t.content, "created_at": t.created_at} for t in part]))
+                    memory.index_originals(originals)
+                    for o in originals:
+                        dia_of[o.memory_id] = part[int(o.provenance["turn"])].dia_id
+                if on_progress:
+                    on_progress("extract", len(turns))
+            memory.index.flush()
+            n_turns += len(conv.turns)
+            n_memories += len(dia_of)
+            kept_turns |= {f"{conv.sample_id}/{d}" for d in dia_of.values()}
+            kept_here = set(dia_of.values())
+            for q in conv.questions:
+                evidence = set(q["evidence"])
+                evidence_total += len(evidence)
+                evidence_kept += len(evidence & kept_here)
+                hits = memory.recall(user_id=user, query=q["question"], top_k=max(KS), log=False)
+                result.add(list(dict.fromkeys(dia_of[h.memory_id] for h in hits)), evidence, int(q["category"]))
+                if on_progress:
+                    on_progress("extract-questions", 1)
+        memory.close()
+    return {"method": result.summary(), "memories": n_memories, "turns": n_turns,
+            "turns_kept": len(kept_turns),
+            "evidence_kept_pct": round(100 * evidence_kept / evidence_total, 1) if evidence_total else 0.0}
+
+
 def run(path: Path, settings: Settings | None = None, on_progress: Callable[[str, int], None] | None = None,
-        limit_conversations: int | None = None) -> dict[str, Any]:
-    """Evaluate; ``on_progress(stage, n)`` advances a progress bar."""
+        limit_conversations: int | None = None, extracted: bool = True) -> dict[str, Any]:
+    """Evaluate; ``on_progress(stage, n)`` advances a progress bar. ``extracted`` adds the second
+    mode (:func:`run_extracted`) as the method ``agent-memory (extracted)``."""
     from agent_memory.service import Memory
 
     convs = load(path)[:limit_conversations]
@@ -140,6 +194,11 @@ def run(path: Path, settings: Settings | None = None, on_progress: Callable[[str
                 if on_progress:
                     on_progress("questions", 1)
         memory.close()
+    methods = {name: r.summary() for name, r in results.items()}
+    extraction = None
+    if extracted:
+        extraction = run_extracted(convs, settings or Settings(), on_progress)
+        methods["agent-memory (extracted)"] = extraction.pop("method")
     return {
         "dataset": str(path), "conversations": len(convs), "turns": n_turns,
         "questions": sum(len(c.questions) for c in convs),
@@ -150,7 +209,7 @@ def run(path: Path, settings: Settings | None = None, on_progress: Callable[[str
                      else memory.embedder.default_dense_weight,
                      "candidate_limit": s.candidate_limit},
         "ingest_memories_per_s": round(n_turns / t_ingest, 1) if t_ingest else None,
-        "methods": {name: r.summary() for name, r in results.items()},
+        "methods": methods, "extraction": extraction,
     }
 
 
@@ -168,7 +227,7 @@ def plot(results: list[dict[str, Any]], out: Path) -> None:
                 continue  # the same baseline for every model: draw it once
             ys = [m["recall_at"][str(k)] for k in KS]
             label = name if name == "bm25" else f"{name} ({model})"
-            ax.plot(KS, ys, marker="o", label=label, linestyle="-" if name == "agent-memory" else "--")
+            ax.plot(KS, ys, marker="o", label=label, linestyle="-" if name.startswith("agent-memory") else "--")
     ax.set_xlabel("k")
     ax.set_ylabel("evidence recall@k (%)")
     ax.set_xticks(KS)

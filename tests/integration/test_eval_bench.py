@@ -45,8 +45,15 @@ def test_locomo_eval_on_a_tiny_conversation(tmp_path: Path) -> None:
     assert len(convs[0].questions) == 3  # category 5 is left out
     result = locomo.run(tmp_path / "tiny.json")
     ours = result["methods"]["agent-memory"]
-    assert set(result["methods"]) == {"agent-memory", "dense", "bm25"}
+    assert set(result["methods"]) == {"agent-memory", "dense", "bm25", "agent-memory (extracted)"}
     assert ours["recall_at"]["5"] == 100.0
+    # the second mode: the pipeline keeps what is about the speakers and drops the greeting
+    x = result["extraction"]
+    assert x["turns"] == 6 and 0 < x["turns_kept"] < 6
+    assert 0 < x["evidence_kept_pct"] <= 100
+    assert result["methods"]["agent-memory (extracted)"]["recall_at"]["20"] > 0
+    turns_only = locomo.run(tmp_path / "tiny.json", extracted=False)
+    assert "agent-memory (extracted)" not in turns_only["methods"] and turns_only["extraction"] is None
     assert ours["latency_ms"]["p50"] > 0
     locomo.plot([result], tmp_path / "plot.png")
     assert (tmp_path / "plot.png").stat().st_size > 1000
