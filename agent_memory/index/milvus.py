@@ -101,6 +101,8 @@ class MilvusIndex(VectorIndex):
             # Delete blindly, then insert (a re-delivery or re-index replaces the row): the server
             # orders both by timestamp, and reading first would be a Strong query that waits for a
             # time tick on every batch (measured: it held the ingest worker at ~20 memories/s).
+            # Not ``upsert``: pymilvus 3.0's upsert reports success against a Milvus 2.3.5 server
+            # and stores nothing (found by the behaviour suite).
             self._call(self.client.delete, self.collection, ids=ids)
             self._call(self.client.insert, self.collection, rows)
             return
