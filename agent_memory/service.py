@@ -360,7 +360,7 @@ class Memory:
             if len(found) < s.lexical_max_docs:
                 corpus = [h.record for h in found]
                 lexical = 0.5 * normalized(bm25_scores(query, [r.summary for r in corpus])) + 0.5 * normalized(
-                    bm25_scores(query, [f"{r.context} {r.summary}" for r in corpus]))
+                    bm25_scores(query, [f"{r.context or ''} {r.summary}" for r in corpus]))
                 candidates = fuse(found, corpus, normalized(lexical).tolist(), params, limit=limit)
                 lexical_used = True
             else:
