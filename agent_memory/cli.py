@@ -411,8 +411,11 @@ def eval_(
 
 @app.command()
 def bench(
-    memories: Annotated[int, typer.Option("-n", "--memories", help="How many memories to load.")] = 10_000,
-    users: Annotated[int, typer.Option(help="Spread over this many users.")] = 100,
+    memories: Annotated[int | None, typer.Option(
+        "-n", "--memories", help="How many memories to load (default: 100,000 on a Milvus server, 10,000 on "
+                                 "the embedded engines, as the issue's targets are set).")] = None,
+    users: Annotated[int | None, typer.Option(
+        help="Spread over this many users (default: 1,000 on a Milvus server, 100 otherwise).")] = None,
     index: Annotated[str, typer.Option(help="lite (Milvus Lite file), milvus (a real Milvus server) "
                                             "or helix (the embedded HelixDB engine).")] = "lite",
     store: Annotated[str, typer.Option(help="s3 (a moto server process) or file.")] = "s3",
@@ -444,6 +447,9 @@ def bench(
             index_uri = f"helix+embedded://{tempfile_dir()}/helix"
         elif index != "lite":
             raise typer.BadParameter(f"unknown index {index!r}: lite, milvus or helix")
+        served_milvus = b.backend_name(index_uri or "") == "milvus-server"
+        memories = memories or (100_000 if served_milvus else 10_000)
+        users = users or (1_000 if served_milvus else 100)
         s3_endpoint, bucket = None, None
         if store == "s3":
             import os
@@ -489,7 +495,9 @@ def bench(
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"bench-{result['label']}.json"
     path.write_text(json.dumps(result, indent=2))
-    console.print(f"wrote {path}")
+    if not tiering:
+        b.plot(result, path.with_suffix(".png"))
+    console.print(f"wrote {path} and its .png" if not tiering else f"wrote {path}")
 
 
 @app.command()

@@ -9,7 +9,11 @@ What is timed, each in the same run:
 - recall, service level (embed + search + lexical + fetch originals + rank), p50/p95/p99 with
   1 and 8 concurrent callers;
 - index-only search (precomputed query vectors);
-- peak RSS of this process; Lambda handler init (import + model load) in a fresh interpreter.
+- the same ingest with the originals in hand, to show what reading them back costs;
+- peak RSS of this process; each Lambda handler's cold start (import, clients, model load) in a
+  fresh interpreter.
+
+:func:`plot` draws the latency percentiles and one recall's phases (``results/bench-*.png``).
 """
 
 from __future__ import annotations
@@ -52,12 +56,16 @@ def _timed(fn: Callable[[], Any]) -> float:
     return (time.perf_counter() - t0) * 1000
 
 
-def handler_cold_start(settings_env: dict[str, str]) -> dict[str, float]:
-    """A fresh interpreter, as a Lambda cold start: import the API handler module (``import_s``),
+HANDLERS = ("api", "ingest", "tier", "selfcheck")
+"""The Lambda handler modules (``lambdas.<name>``), each timed from a fresh interpreter."""
+
+
+def handler_cold_start(settings_env: dict[str, str], handler: str = "api") -> dict[str, float]:
+    """A fresh interpreter, as a Lambda cold start: import the handler module (``import_s``),
     build the runtime's Memory — settings, store and index clients (``clients_s``) — and embed
-    one query, which loads the model (``model_s``; the models load their weights lazily, so the
-    first request pays this unless init does). ``total_s`` is what the first recall waits for."""
-    probe = ("import time; t0=time.perf_counter(); import lambdas.api; t1=time.perf_counter(); "
+    one text, which loads the model (``model_s``; the models load their weights lazily, so the
+    first request pays this unless init does). ``total_s`` is what the first request waits for."""
+    probe = (f"import time; t0=time.perf_counter(); import lambdas.{handler}; t1=time.perf_counter(); "
              "from agent_memory import runtime; m=runtime.memory(); t2=time.perf_counter(); "
              "m.embedder.embed_query('warm up'); t3=time.perf_counter(); print(t1-t0, t2-t1, t3-t2)")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300,
@@ -102,6 +110,13 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
     for i in range(0, len(jobs), size):
         m.index_stored(jobs[i:i + size])
     ingest_rate = len(jobs) / (time.perf_counter() - t0)
+    # the same without reading the originals back (they are in hand): what the store's reads cost
+    in_hand = [m.stage(m.validate_remember(user_id=f"bench-ingest-{i % 50}", content=f"in-hand probe {i}"))[0]
+               for i in range(1000)]
+    t0 = time.perf_counter()
+    for i in range(0, len(in_hand), size):
+        m.index_originals(in_hand[i:i + size])
+    index_only_rate = len(in_hand) / (time.perf_counter() - t0)
 
     def api_remember(i: int) -> None:
         m.stage(m.validate_remember(user_id=f"bench-api-{i % 20}", content=f"api probe {i}"))
@@ -144,7 +159,8 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
     if "://" in settings.resolved_index_uri and not settings.resolved_index_uri.startswith("helix+embedded"):
         probe_env |= {"AGENT_MEMORY_INDEX_URI": settings.resolved_index_uri,
                       "AGENT_MEMORY_COLLECTION_NAME": settings.collection_name}
-    cold = handler_cold_start(probe_env)
+    handlers = {name: handler_cold_start(probe_env, name) for name in HANDLERS}
+    cold = handlers["api"]
     m.index.drop()  # the collection is the bench's own; an external index keeps nothing
     m.close()
     return {
@@ -152,12 +168,13 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
         "store": settings.store, "embedding": m.embedder.info.model_dump(),
         "bulk_load_memories_per_s": round(n / t_load, 1), "index_build_wait_s": round(index_build_s, 1),
         "ingest_worker_memories_per_s": round(ingest_rate, 1), "ingest_batch_size": size,
+        "ingest_without_store_reads_memories_per_s": round(index_only_rate, 1),
         "remember_api_stage_ms": _pcts(stage_ms),
         "recall_ms_c1": _pcts(c1), "recall_ms_c8": _pcts(c8), "recall_phases_ms_c1": c1_phases,
         "recall_throughput_c8_per_s": round(len(c8) / (sum(c8) / 1000 / 8), 1),
         "index_search_ms": _pcts(search_ms),
         "rss_peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-        "handler_init_s": cold["init_s"], "handler_cold_start": cold,
+        "handler_init_s": cold["init_s"], "handler_cold_start": cold, "handlers_cold_start": handlers,
         "cpu_count": os.cpu_count(),
     }
 
@@ -184,3 +201,35 @@ def temp_settings(base: Settings, index_uri: str | None, store: str, s3_endpoint
     if bucket:
         update["bucket_name"] = bucket
     return base.model_copy(update=update)
+
+
+def plot(result: dict[str, Any], out: Path) -> None:
+    """Recall latency percentiles (1 and 8 callers, index-only search) and where one recall's
+    time goes (p50 per phase, 1 caller)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    series = {"recall, 1 caller": result["recall_ms_c1"], "recall, 8 callers": result["recall_ms_c8"],
+              "index-only search": result["index_search_ms"]}
+    pcts = ("p50", "p95", "p99")
+    width = 0.8 / len(series)
+    for i, (name, values) in enumerate(series.items()):
+        left.bar([x + i * width for x in range(len(pcts))], [values[p] for p in pcts], width, label=name)
+    left.set_xticks([x + width for x in range(len(pcts))], pcts)
+    left.set_yscale("log")
+    left.set_ylabel("ms (log scale)")
+    left.legend(fontsize=8)
+    left.set_title("latency")
+    phases = result.get("recall_phases_ms_c1", {})
+    names = list(phases)
+    right.barh(names, [phases[n]["p50"] for n in names])
+    right.set_xlabel("ms (p50, 1 caller)")
+    right.set_title("one recall, by phase")
+    fig.suptitle(f"agent-memory bench: {result['memories']:,} memories / {result['users']:,} users, "
+                 f"{result['index']} + {result['store']} ({result['cpu_count']} cores)", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)

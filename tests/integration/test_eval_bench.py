@@ -72,6 +72,12 @@ def test_bench_runs_and_reports(tmp_path: Path) -> None:
     for key in ("recall_ms_c1", "recall_ms_c8", "index_search_ms", "remember_api_stage_ms"):
         assert 0 < result[key]["p50"] <= result[key]["p95"] <= result[key]["p99"]
     assert result["handler_init_s"] > 0 and result["rss_peak_mb"] > 0
+    assert set(result["handlers_cold_start"]) == {"api", "ingest", "tier", "selfcheck"}
+    assert all(h["model_s"] > 0 for h in result["handlers_cold_start"].values())
+    assert result["ingest_batch_size"] == settings.ingest_batch_size
+    assert result["ingest_worker_memories_per_s"] > 0 and result["ingest_without_store_reads_memories_per_s"] > 0
+    bench.plot(result, tmp_path / "bench.png")
+    assert (tmp_path / "bench.png").stat().st_size > 1000
 
 
 @pytest.mark.milvus_server
