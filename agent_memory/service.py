@@ -204,8 +204,10 @@ class Memory:
     def index_stored(self, jobs: Sequence[tuple[str, Sequence[str]]]) -> int:
         """Step 2 as the queue worker runs it: ``(user_id, memory_ids)`` per job, originals read
         from the store in parallel (S3 reads are I/O), then one :meth:`index_originals` for all.
-        A missing original raises ``NotFoundError`` and nothing is indexed. Returns the count."""
-        keys = [self.storage_key(user_id, mid) for user_id, mids in jobs for mid in mids]
+        A missing original raises ``NotFoundError`` and nothing is indexed. SQS may deliver a
+        message twice in one batch: each memory is still read, embedded and written once (the
+        index would keep one row either way; Milvus Lite and 2.3.5 were checked). Returns the count."""
+        keys = list(dict.fromkeys(self.storage_key(user_id, mid) for user_id, mids in jobs for mid in mids))
         if not keys:
             return 0
         with ThreadPoolExecutor(max_workers=min(16, len(keys))) as pool:

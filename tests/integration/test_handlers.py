@@ -13,6 +13,7 @@ import pytest
 
 from agent_memory import Settings, runtime
 from agent_memory.embed.base import Embedder
+from agent_memory.filters import MemoryFilter
 from agent_memory.local.bootstrap import Queues, ensure_bucket, ensure_queues
 from agent_memory.local.events import LocalContext, api_gateway_event, scheduled_event, sqs_event
 from agent_memory.local.processes import ServerProcess
@@ -142,6 +143,22 @@ def test_a_batch_is_indexed_in_one_write(stack: tuple[Settings, Queues, Any],
     assert calls == [6], "six messages of one SQS batch should make one embed + index write"
     _, tl = call_api("GET", f"/v1/users/{u}/memories")
     assert sorted(r["id"] for r in tl["memories"]) == sorted(ids)
+
+
+def test_a_message_twice_in_one_batch_makes_one_index_row(stack: tuple[Settings, Queues, Any]) -> None:
+    from agent_memory import runtime
+    from lambdas import ingest
+
+    _, queues, sqs = stack
+    u = new_user()
+    _, body = call_api("POST", "/v1/memories", {"user_id": u, "content": "My cello is called Bruno"})
+    drain(sqs, queues)
+    msg = {"MessageId": "m1", "ReceiptHandle": "r", "Body": json.dumps(
+        {"v": 1, "user_id": u, "memory_ids": body["memory_ids"]}), "Attributes": {}, "MessageAttributes": {}}
+    result = ingest.handler(sqs_event([msg, {**msg, "MessageId": "m2"}], queues.queue_arn), LocalContext("ingest"))
+    assert result["batchItemFailures"] == []
+    rows = runtime.memory().index.query(MemoryFilter(user_id=u, sources=None))
+    assert [r.id for r in rows] == body["memory_ids"]
 
 
 def test_duplicate_delivery_yields_one_memory(stack: tuple[Settings, Queues, Any]) -> None:
