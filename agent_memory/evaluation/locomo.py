@@ -106,8 +106,8 @@ def run_extracted(convs: list[Conversation], settings: Settings,
     LoCoMo turn, ``"Speaker: text"``) and the write pipeline decides what to keep, extracts
     statements, checks duplicates and topic versions, as it does for a caller. A memory counts
     for the turn it came from (its provenance), so recall@k is the share of evidence turns among
-    the turns behind the top k memories. ``evidence_kept`` is the ceiling: the share of evidence
-    turns that left any memory at all."""
+    the turns behind the top k memories. ``evidence_kept_pct`` is its ceiling: the share of
+    evidence turns that left any memory at all."""
     from agent_memory.service import Memory
 
     result = MethodResult()
