@@ -101,12 +101,12 @@ class MiniLM:
         hidden = x.shape[-1]
         head = hidden // _HEADS
         bias = ((1.0 - mask) * -1e9)[:, None, None, :]
+
+        def heads(t: F32) -> F32:
+            return t.reshape(n, seq, _HEADS, head).transpose(0, 2, 1, 3)
+
         for i in range(self.layers):
             p = f"encoder.layer.{i}"
-
-            def heads(t: F32) -> F32:
-                return t.reshape(n, seq, _HEADS, head).transpose(0, 2, 1, 3)
-
             q = heads(self._linear(x, f"{p}.attention.self.query"))
             k = heads(self._linear(x, f"{p}.attention.self.key"))
             v = heads(self._linear(x, f"{p}.attention.self.value"))
