@@ -2,7 +2,9 @@
 
 relevance (hybrid) = dense_weight x similarity (min-max scaled over the candidates)
                    + (1 - dense_weight) x lexical (BM25 / best BM25), plus neighbour_weight x the
-                   best adjacent memory's value in the same session, rescaled to 0..1;
+                   better of the two adjacent memories' values in the same session and
+                   second_neighbour_weight x the better of the two memories two away, rescaled
+                   to 0..1;
 relevance (dense only) = similarity;
 both multiplied by ``1 + time_boost`` for memories created inside a time window the query names
 ("on 16 November 2023", "last month", "去年": see :mod:`agent_memory.timewindows`) or up to
@@ -24,7 +26,6 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from itertools import pairwise
 
 import numpy as np
 
@@ -43,6 +44,7 @@ class RankingParams:
     type_priority: dict[str, float] = field(default_factory=dict)
     dense_weight: float = 0.6
     neighbour_weight: float = 0.5
+    second_neighbour_weight: float = 0.0
     lexical_min: float = 0.5
     time_boost: float = 1.0
     time_slack_days: float = 7.0
@@ -53,7 +55,8 @@ class RankingParams:
     def from_settings(cls, s: Settings, min_score: float, dense_weight: float,
                       windows: Sequence[TimeWindow] = ()) -> RankingParams:
         return cls(min_score, s.decay_half_life_days, s.decay_floor, s.importance_weight_floor,
-                   dict(s.type_priority), dense_weight, s.neighbour_weight, s.lexical_min,
+                   dict(s.type_priority), dense_weight, s.neighbour_weight, s.second_neighbour_weight,
+                   s.lexical_min,
                    s.time_boost, s.time_slack_days, tuple(windows))
 
     def time_weight(self, created_at: datetime) -> float:
@@ -100,13 +103,21 @@ def fuse(dense: Sequence[SearchHit], corpus: Sequence[IndexRecord], lexical: Seq
     sessions: dict[str, list[int]] = defaultdict(list)
     for pos, i in enumerate(ids):
         sessions[records[i].session_id].append(pos)
-    best_neighbour = np.zeros_like(raw)
+    weights = (p.neighbour_weight, p.second_neighbour_weight)
+    shared = np.zeros_like(raw)
     for members in sessions.values():
         members.sort(key=lambda pos: (records[ids[pos]].created_at, ids[pos]))
-        for a, b in pairwise(members):
-            best_neighbour[a] = max(best_neighbour[a], raw[b])
-            best_neighbour[b] = max(best_neighbour[b], raw[a])
-    relevance = (raw + p.neighbour_weight * best_neighbour) / (1 + p.neighbour_weight)
+        at = np.array(members)
+        values = raw[at]
+        for distance, weight in enumerate(weights, start=1):
+            if not weight or distance >= len(at):
+                continue
+            after = np.zeros(len(at))
+            after[:-distance] = values[distance:]
+            before = np.zeros(len(at))
+            before[distance:] = values[:-distance]
+            shared[at] += weight * np.maximum(after, before)
+    relevance = (raw + shared) / (1 + sum(weights))
     order = np.argsort(-relevance, kind="stable")[:limit]
     return [Candidate(records[ids[k]], float(sim[k]), float(lex[k]), float(relevance[k]), float(boost[k]))
             for k in order]

@@ -205,6 +205,7 @@ def run(path: Path, settings: Settings | None = None, on_progress: Callable[[str
         "embedding": memory.embedder.info.model_dump(),
         "settings": {"min_score": s.min_score if s.min_score is not None else memory.embedder.default_min_score,
                      "hybrid": s.hybrid, "neighbour_weight": s.neighbour_weight,
+                     "second_neighbour_weight": s.second_neighbour_weight,
                      "dense_weight": s.dense_weight if s.dense_weight is not None
                      else memory.embedder.default_dense_weight,
                      "candidate_limit": s.candidate_limit},

@@ -46,6 +46,21 @@ def test_fuse_adds_lexical_only_hits_and_neighbour_support() -> None:
     assert next(r.hit.record.id for r in ranked if r.chosen) == "q"
 
 
+def test_second_neighbour_shares_less_than_the_first_and_only_within_a_session() -> None:
+    # one session of five turns in order, the best match in the middle, and a far session
+    corpus = [rec(f"t{i}", "s1", i) for i in range(5)] + [rec("far", "s2", 1)]
+    dense = [SearchHit(corpus[2], 0.9)] + [SearchHit(r, 0.1) for r in corpus if r.id != "t2"]
+    lexical = [0.0] * len(corpus)
+    p = RankingParams(min_score=0.0, dense_weight=1.0, neighbour_weight=0.5, second_neighbour_weight=0.25)
+    rel = {c.record.id: c.relevance for c in fuse(dense, corpus, lexical, p, limit=10)}
+    assert rel["t1"] == pytest.approx(rel["t3"]) and rel["t0"] == pytest.approx(rel["t4"])
+    assert rel["t2"] > rel["t1"] > rel["t0"] > rel["far"]
+    assert rel["far"] == 0.0
+    off = RankingParams(min_score=0.0, dense_weight=1.0, neighbour_weight=0.5, second_neighbour_weight=0.0)
+    rel_off = {c.record.id: c.relevance for c in fuse(dense, corpus, lexical, off, limit=10)}
+    assert rel_off["t0"] == 0.0 and rel_off["t1"] > 0
+
+
 def test_strong_lexical_match_passes_min_score() -> None:
     corpus = [rec("lex", "s", 0), rec("d", "s2", 0)]
     dense = [SearchHit(corpus[1], 0.5), SearchHit(corpus[0], 0.05)]
