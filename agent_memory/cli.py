@@ -419,6 +419,8 @@ def bench(
     index: Annotated[str, typer.Option(help="lite (Milvus Lite file), milvus (a real Milvus server) "
                                             "or helix (the embedded HelixDB engine).")] = "lite",
     store: Annotated[str, typer.Option(help="s3 (a moto server process) or file.")] = "s3",
+    s3: Annotated[str, typer.Option(help="With --store s3: emulator (moto, Python) or seaweedfs (a real S3 "
+                                         "server in Go; serves GETs ~1.6x faster here).")] = "emulator",
     index_uri: Annotated[str | None, typer.Option(
         help="Bench an index that is already running (e.g. helix+http://..., a Milvus cluster) in a "
              "new collection, dropped at the end. Overrides --index.")] = None,
@@ -455,12 +457,20 @@ def bench(
             import os
 
             from agent_memory.local.bootstrap import ensure_bucket
-            from agent_memory.local.processes import start_moto
             from agent_memory.store.s3 import make_s3_client
 
             os.environ.setdefault("AWS_ACCESS_KEY_ID", "bench")
             os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "bench")
-            servers.append(start_moto())
+            if s3 == "seaweedfs":
+                from agent_memory.local.seaweedfs import LoopbackSeaweedFS
+
+                servers.append(LoopbackSeaweedFS(Path(tempfile_dir()) / "seaweedfs").start())
+            elif s3 == "emulator":
+                from agent_memory.local.processes import start_moto
+
+                servers.append(start_moto())
+            else:
+                raise typer.BadParameter(f"unknown --s3 {s3!r}: emulator or seaweedfs")
             s3_endpoint, bucket = servers[-1].url, f"bench-{uuid.uuid4().hex[:8]}"
         settings = b.temp_settings(Settings(), index_uri, store, s3_endpoint, bucket)
         if store == "s3":
@@ -481,12 +491,14 @@ def bench(
                 result = tiering_bench.run(memories, users, settings, advance)
                 result["label"] = f"tiering-{index}-{memories // 1000}k"
             else:
-                result = b.run(memories, users, settings, advance, recall_queries=queries,
-                               label=f"{index}-{memories // 1000}k")
+                label = f"{index}-{memories // 1000}k" + ("-seaweedfs" if store == "s3" and s3 == "seaweedfs" else "")
+                result = b.run(memories, users, settings, advance, recall_queries=queries, label=label)
+                result["s3_server"] = (s3 if s3 == "seaweedfs" else "moto") if store == "s3" else None
     finally:
         for server in reversed(servers):
             server.stop()
-    table = Table(title=f"agent-memory bench: {memories} memories / {users} users, {index} + {store}")
+    store_name = ("seaweedfs" if s3 == "seaweedfs" else "s3 on moto") if store == "s3" else store
+    table = Table(title=f"agent-memory bench: {memories} memories / {users} users, {index} + {store_name}")
     table.add_column("measure")
     table.add_column("value")
     for key, value in result.items():

@@ -115,3 +115,19 @@ def test_wait_indexed_returns_when_the_server_has_indexed_every_row(milvus_serve
         assert index.count() == 300
     finally:
         index.drop()
+
+
+def test_bench_command_against_seaweedfs_as_the_s3_server(tmp_path: Path) -> None:
+    """`agent-memory bench --s3 seaweedfs`: the same run with a real S3 server (Go) instead of moto."""
+    from typer.testing import CliRunner
+
+    from agent_memory.cli import app
+
+    out = CliRunner().invoke(app, ["bench", "-n", "120", "--users", "3", "--queries", "5", "--s3", "seaweedfs",
+                                   "--out", str(tmp_path)])
+    assert out.exit_code == 0, out.output
+    result = json.loads((tmp_path / "bench-lite-0k-seaweedfs.json").read_text())
+    assert result["s3_server"] == "seaweedfs" and result["store"] == "s3"
+    assert result["recall_ms_c1"]["p50"] > 0 and result["ingest_worker_memories_per_s"] > 0
+    bad = CliRunner().invoke(app, ["bench", "-n", "10", "--s3", "minio", "--out", str(tmp_path)])
+    assert bad.exit_code != 0 and "seaweedfs" in bad.output
