@@ -18,6 +18,7 @@ What is timed, each in the same run:
 
 from __future__ import annotations
 
+import gc
 import os
 import resource
 import statistics
@@ -25,8 +26,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -54,6 +56,31 @@ def _timed(fn: Callable[[], Any]) -> float:
     t0 = time.perf_counter()
     fn()
     return (time.perf_counter() - t0) * 1000
+
+
+@contextmanager
+def _gc_pauses() -> Iterator[dict[str, float]]:
+    """Count and time the garbage collector's passes while the block runs: a wall-clock tail
+    that the process's own CPU time does not share is another process taking the core; one
+    that it shares may be a full collection (milliseconds per million live objects)."""
+    out: dict[str, float] = {"collections": 0, "full_collections": 0, "pause_ms_total": 0.0, "pause_ms_max": 0.0}
+    started: list[float] = []
+
+    def on_gc(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started.append(time.perf_counter())
+        elif started:
+            ms = (time.perf_counter() - started.pop()) * 1000
+            out["collections"] += 1
+            out["full_collections"] += info.get("generation") == 2
+            out["pause_ms_total"] = round(out["pause_ms_total"] + ms, 2)
+            out["pause_ms_max"] = round(max(out["pause_ms_max"], ms), 2)
+
+    gc.callbacks.append(on_gc)
+    try:
+        yield out
+    finally:
+        gc.callbacks.remove(on_gc)
 
 
 HANDLERS = ("api", "ingest", "tier", "selfcheck")
@@ -129,18 +156,23 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
 
     phases: dict[str, list[float]] = {}
 
+    cpu_ms: list[float] = []
+
     def one(uq: tuple[str, str]) -> float:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         result = m.recall(user_id=uq[0], query=uq[1])
         elapsed = (time.perf_counter() - t0) * 1000
+        cpu_ms.append((time.process_time() - c0) * 1000)
         for phase, ms in result.timings_ms.items():
             phases.setdefault(phase, []).append(ms)
         tick("recall")
         return elapsed
 
     m.index.wait_indexed()  # the ingest probe's rows too
-    c1 = [one(uq) for uq in qs]
+    with _gc_pauses() as pauses:
+        c1 = [one(uq) for uq in qs]
     c1_phases = {phase: _pcts(v) for phase, v in phases.items()}
+    c1_cpu = _pcts(cpu_ms)
     with ThreadPoolExecutor(8) as pool:
         c8 = list(pool.map(one, qs))
     vectors = [m.embedder.embed_query(q) for _, q in qs]
@@ -172,6 +204,7 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
         "ingest_without_store_reads_memories_per_s": round(index_only_rate, 1),
         "remember_api_stage_ms": _pcts(stage_ms),
         "recall_ms_c1": _pcts(c1), "recall_ms_c8": _pcts(c8), "recall_phases_ms_c1": c1_phases,
+        "recall_cpu_ms_c1": c1_cpu, "gc_during_recall_c1": pauses,
         "recall_throughput_c8_per_s": round(len(c8) / (sum(c8) / 1000 / 8), 1),
         "index_search_ms": _pcts(search_ms),
         "rss_peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
