@@ -45,6 +45,7 @@ class RankingParams:
     dense_weight: float = 0.6
     neighbour_weight: float = 0.5
     second_neighbour_weight: float = 0.0
+    """0 here so a hand-built RankingParams keeps to adjacent turns; Settings' default is 0.5."""
     lexical_min: float = 0.5
     time_boost: float = 1.0
     time_slack_days: float = 7.0
@@ -56,8 +57,7 @@ class RankingParams:
                       windows: Sequence[TimeWindow] = ()) -> RankingParams:
         return cls(min_score, s.decay_half_life_days, s.decay_floor, s.importance_weight_floor,
                    dict(s.type_priority), dense_weight, s.neighbour_weight, s.second_neighbour_weight,
-                   s.lexical_min,
-                   s.time_boost, s.time_slack_days, tuple(windows))
+                   s.lexical_min, s.time_boost, s.time_slack_days, tuple(windows))
 
     def time_weight(self, created_at: datetime) -> float:
         if not self.windows:  # most queries: called for every candidate, up to lexical_max_docs

@@ -9,7 +9,7 @@ parsed tokenizer is kept as a cache file, which loads ~4x faster than the parse.
 A second cache, written only where cold starts count (the Lambda asset, the bench's handler
 probe: :func:`store_weights`), holds the weights as the backend keeps them, uncompressed: its
 65 MB embedding table is memory-mapped (a recall touches a few hundred of its rows) and the rest
-read without inflating, so the weights take ~0.02 s instead of ~0.3 s. It is 79 MB against the
+read without inflating, so the weights take ~0.04 s instead of ~0.3 s. It is 79 MB against the
 package's 30 MB, so it is not written on first use into every data folder; the Lambda asset
 carries it instead of the compressed file and stays under the 250 MB limit.
 
