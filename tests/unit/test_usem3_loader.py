@@ -121,3 +121,19 @@ def test_blas_threads_are_capped_per_call_from_both_load_paths(tmp_path: Path) -
             usem3_loader.store_weights(folder)
         backend = load_model(1, [folder])._backend
         assert backend._threadpool is not None, f"{folder.name}: BLAS threads not capped"
+
+
+def test_a_load_hashes_the_model_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hashing sp.model (2.5 MB) is on the cold-start path: once per load, whichever cache is used."""
+    usem3_loader.store_weights(tmp_path)
+    calls = []
+    real = usem3_loader.cache_name
+
+    def counted(sp_model: Path) -> str:
+        calls.append(sp_model)
+        return real(sp_model)
+
+    monkeypatch.setattr(usem3_loader, "cache_name", counted)
+    load_model(1, [tmp_path])
+    load_model(1, [tmp_path / "no-weights-here"])
+    assert len(calls) == 2
