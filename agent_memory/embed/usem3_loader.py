@@ -102,6 +102,13 @@ def store_weights(cache_dir: Path, backend: Any | None = None) -> Path:
     return target
 
 
+def store_cold_start_caches(cache_dir: Path) -> None:
+    """What a cold start reads instead of the package (the Lambda asset has this folder): the
+    parsed tokenizer and the uncompressed weights."""
+    store_tokenizer(cache_dir)
+    store_weights(cache_dir)
+
+
 def _threadpool_limit() -> Any:
     """What ``NumpyBackend.__init__`` keeps to cap BLAS threads per call (None without threadpoolctl)."""
     try:

