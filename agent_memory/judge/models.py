@@ -1,0 +1,146 @@
+"""The judgement models at run time: load the committed weights, answer with a score and a reason.
+
+Weights are per embedding provider (the features include the embedding): ``weights/<model>-
+<provider>.npz``. For a provider without its own weights (an OpenAI or Bedrock embedding, the
+test-only hash model) the lexical-only weights (``<model>-lexical.npz``) serve, trained on the
+same corpora without the embedding; ``agent-memory train judge --provider X`` trains a provider's
+own. Each verdict carries its score and the band the cascade uses: inside ``band`` a configured
+language model decides (:mod:`agent_memory.judge.cascade`).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from agent_memory.judge.features import Array, pair_features, text_features
+from agent_memory.judge.linear import LinearModel
+from agent_memory.judge.rules import rule_signals
+
+WEIGHTS = Path(__file__).resolve().parent / "weights"
+LEXICAL = "lexical"
+
+
+@dataclass(frozen=True)
+class TurnVerdict:
+    keep: bool
+    score: float
+    """P(worth keeping)."""
+    memory_type: str | None
+    uncertain: bool
+    """Inside the cascade's band: a configured language model decides."""
+    reason: str
+
+
+@dataclass(frozen=True)
+class ChangeVerdict:
+    label: str
+    """``new_version``, ``duplicate`` or ``unrelated``."""
+    score: float
+    """The probability of ``label``."""
+    probs: dict[str, float]
+    uncertain: bool
+    decided_by: str = "change model"
+
+
+@dataclass(frozen=True)
+class GateVerdict:
+    personal: float
+    """P(the answer depends on what this user said)."""
+    general: bool
+    """The query classifier's decision: nothing personal is asked."""
+
+
+class Judge:
+    """The trigger, the memory-type model, the change detector and the query gate of one
+    embedding provider. Stateless after loading; safe to share between threads."""
+
+    def __init__(self, provider: str, trigger: LinearModel, types: LinearModel, pair: LinearModel,
+                 gate: LinearModel) -> None:
+        self.provider = provider
+        self.trigger, self.types, self.pair, self.gate = trigger, types, pair, gate
+        self.uses_vectors = provider != LEXICAL
+
+    def _vec(self, vector: Array | None) -> Array | None:
+        return vector if self.uses_vectors else None
+
+    def _features(self, model: LinearModel, text: str, vector: Array | None) -> Array:
+        base = text_features(text, self._vec(vector))
+        return np.concatenate([base, rule_signals(text)]) if model.meta.get("rules") else base
+
+    def turn_matrix(self, texts: Sequence[str], vectors: Sequence[Array] | None) -> Array:
+        rows = [self._features(self.trigger, t, vectors[i] if vectors is not None else None)
+                for i, t in enumerate(texts)]
+        return np.vstack(rows) if rows else np.zeros((0, self.trigger.dim), dtype=np.float32)
+
+    def turns(self, texts: Sequence[str], vectors: Sequence[Array] | None = None) -> list[TurnVerdict]:
+        """Keep or drop each user turn, with its memory type when kept."""
+        if not texts:
+            return []
+        x = self.turn_matrix(texts, vectors)
+        keep_p = self.trigger.proba(x)[:, self.trigger.classes.index("keep")]
+        types = self.types.proba(x)
+        threshold = float(self.trigger.meta["threshold"])
+        lo, hi = self.trigger.meta.get("band", [threshold, threshold])
+        out = []
+        for p, t in zip(keep_p, types, strict=True):
+            kind = self.types.classes[int(np.argmax(t))]
+            keep = bool(p >= threshold)
+            out.append(TurnVerdict(keep, round(float(p), 4), kind if keep else None, bool(lo <= p < hi),
+                                   f"trigger model: keep {p:.2f} (threshold {threshold:.2f})"))
+        return out
+
+    def change(self, existing: Sequence[str], new: str, existing_vectors: Sequence[Array | None],
+               new_vector: Array | None, similarities: Sequence[float]) -> list[ChangeVerdict]:
+        """For each existing memory, is ``new`` a new version of it, the same fact, or unrelated?"""
+        if not existing:
+            return []
+        x = np.vstack([pair_features(e, new, self._vec(v), self._vec(new_vector), s)
+                       for e, v, s in zip(existing, existing_vectors, similarities, strict=True)])
+        probs = self.pair.proba(x)
+        thresholds = self.pair.meta.get("thresholds", {})
+        lo, hi = self.pair.meta.get("band", [1.0, 1.0])
+        out = []
+        for row in probs:
+            p = {c: round(float(v), 4) for c, v in zip(self.pair.classes, row, strict=True)}
+            label = "unrelated"
+            for cls in ("duplicate", "new_version"):  # a decision needs its own threshold, else unrelated
+                if p[cls] >= float(thresholds.get(cls, 0.5)) and p[cls] >= max(p.values()) - 1e-9:
+                    label = cls
+            best = max(p["duplicate"], p["new_version"])
+            out.append(ChangeVerdict(label, p[label], p, bool(lo <= best < hi)))
+        return out
+
+    def query(self, text: str, vector: Array | None) -> GateVerdict:
+        x = self._features(self.gate, text, vector)
+        p = float(self.gate.proba(x)[0, self.gate.classes.index("personal")])
+        return GateVerdict(round(p, 4), p < float(self.gate.meta["threshold"]))
+
+    @property
+    def min_similarity(self) -> float | None:
+        """The relevance floor chosen with the gate for a personal query (None: the model's default)."""
+        value = self.gate.meta.get("min_similarity")
+        return None if value is None else float(value)
+
+
+_CACHE: dict[str, Judge] = {}
+_LOCK = threading.Lock()
+
+
+def weights_path(model: str, provider: str, folder: Path = WEIGHTS) -> Path:
+    return folder / f"{model}-{provider}.npz"
+
+
+def load_judge(provider: str, folder: Path = WEIGHTS) -> Judge:
+    """The provider's own weights when trained, else the lexical-only ones (cached per process)."""
+    with _LOCK:
+        key = f"{folder}:{provider}"
+        if key not in _CACHE:
+            name = provider if weights_path("trigger", provider, folder).exists() else LEXICAL
+            models = [LinearModel.load(weights_path(m, name, folder)) for m in ("trigger", "types", "pair", "gate")]
+            _CACHE[key] = Judge(name, *models)
+        return _CACHE[key]
