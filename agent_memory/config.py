@@ -119,8 +119,34 @@ class Settings(BaseSettings):
     deduplicate: bool = True
     """A new memory (nearly) identical to an active one of the same user is stored inactive as a
     duplicate, and the existing one counts a confirmation."""
-    llm_provider: Literal["offline", "openai", "bedrock"] = "offline"
-    """Extraction and query rewriting: offline rules, an OpenAI-compatible endpoint or Bedrock."""
+    judge: bool = True
+    """Let the learned models of :mod:`agent_memory.judge` decide keep/drop and memory types
+    (False: the hand-written rules of :mod:`agent_memory.pipeline.trigger`, as before them)."""
+    detect_changes: bool = True
+    """Compare each new statement with the user's nearest active memories (the change model): a
+    new value of the same attribute supersedes the old memory under a shared ``topic_id`` (one is
+    assigned when neither has one), so versions work for any attribute, not only given topics."""
+    change_candidates: int = Field(3, ge=1, le=20)
+    """How many of the nearest active memories the change model compares a new statement with."""
+    change_min_similarity: float | None = None
+    """Nearest memories below this similarity are not compared (None: the model's default)."""
+    recall_gate: bool = True
+    """Answer a recall with nothing when the query asks nothing personal (the query model), and
+    record the decision and its score in the recall log."""
+    llm_provider: Literal["offline", "openai", "bedrock", "llamacpp"] = "offline"
+    """A language model for the uncertain cases of the trigger and the change model (a cascade:
+    the small models decide the confident ones), for their extraction, and for query rewriting:
+    none (offline rules), an OpenAI-compatible endpoint, Bedrock, or a local GGUF file run
+    in-process by llama.cpp (``llm_model_path``)."""
+    llm_extracts: Literal["uncertain", "kept"] = "uncertain"
+    """Which turns the language model sees: ``uncertain`` (the trigger's uncertain band only:
+    one call for a minority of turns) or ``kept`` (also every turn the trigger kept, so the model
+    writes all statements: better wording, one call per kept turn)."""
+    llm_model_path: Path | None = None
+    """The GGUF file for ``llamacpp``."""
+    llm_model_sha256: str | None = None
+    """When set, the GGUF file must have this sha256 before it is loaded."""
+    llm_threads: int = Field(2, ge=1, le=64)
     llm_base_url: str = "https://api.openai.com/v1"
     llm_api_key: str | None = None
     llm_model: str = "gpt-4o-mini"

@@ -110,6 +110,9 @@ class RecallRequest(BaseModel):
     log: bool = True
     include_cold: bool = False
     """Re-hydrate the user's cold memories (up to ``rehydrate_limit``) before searching."""
+    gate: bool | None = None
+    """Answer nothing when the query asks nothing personal (the recall gate); None: the
+    ``recall_gate`` setting. False always searches (e.g. an agent that wants memories anyway)."""
 
     @field_validator("user_id")
     @classmethod
@@ -224,6 +227,9 @@ class ScoreParts(BaseModel):
     importance_weight: float
     type_weight: float
     score: float
+    via_version: str | None = None
+    """An older, superseded version of this memory that matched the query better: its match
+    counts for this one (the newest value answers a question asked in the old one's words)."""
 
 
 class RecallHit(BaseModel):
@@ -259,7 +265,10 @@ class RecallResult(list[RecallHit]):
         self.rewritten_query: str | None = None
         """The self-contained query actually searched, when ``conversation`` changed it."""
         self.timings_ms: dict[str, float] = {}
-        """Where the time went: embed, search (index + BM25 + fusion), rank, fetch (originals), log."""
+        """Where the time went: embed, gate, search (index + BM25 + fusion), rank, fetch (originals), log."""
+        self.gate: dict[str, Any] | None = None
+        """The recall gate's decision: ``personal`` (P(the query is about this user)), ``threshold``,
+        ``decision`` (``answer`` or ``nothing``) and ``reason``; None when the gate was off."""
 
     @property
     def hits(self) -> list[RecallHit]:
@@ -273,6 +282,7 @@ class RecallResult(list[RecallHit]):
             "context": self.context,
             "rehydrated": self.rehydrated,
             "rewritten_query": self.rewritten_query,
+            "gate": self.gate,
         }
 
 

@@ -75,6 +75,36 @@ class Candidate:
     relevance: float | None = None
     """Fused relevance; None means dense only (relevance = similarity x time weight)."""
     time_weight: float = 1.0
+    via: str | None = None
+    """The superseded version whose match this memory carries (see :func:`carry_versions`)."""
+
+
+def _relevance(c: Candidate) -> float:
+    return c.similarity * c.time_weight if c.relevance is None else c.relevance
+
+
+def carry_versions(candidates: Sequence[Candidate]) -> list[Candidate]:
+    """Superseded versions never come back, but their match counts for the version that replaced
+    them: "where am I working these days?" matches "I work at Acme" (the words, the topic) far
+    better than its successor "I left Acme, I'm at Globex now", which is the answer. Each active
+    memory takes the best relevance, similarity and lexical match among the superseded versions of
+    its topic in ``candidates`` (``via`` names the one it carried); inactive rows are dropped."""
+    heads = {c.record.topic_id for c in candidates if c.record.is_active and c.record.topic_id}
+    best: dict[str, Candidate] = {}
+    for c in candidates:
+        topic = c.record.topic_id
+        if not c.record.is_active and topic in heads and (topic not in best or _relevance(c) > _relevance(best[topic])):
+            best[topic] = c
+    out = []
+    for c in candidates:
+        if not c.record.is_active:
+            continue
+        old = best.get(c.record.topic_id or "")
+        if old is not None and _relevance(old) > _relevance(c):
+            c = Candidate(c.record, max(c.similarity, old.similarity), max(c.lexical, old.lexical),
+                          None if c.relevance is None else _relevance(old), c.time_weight, old.record.id)
+        out.append(c)
+    return sorted(out, key=_relevance, reverse=True)
 
 
 def dense_candidates(hits: Sequence[SearchHit], p: RankingParams) -> list[Candidate]:
@@ -139,7 +169,7 @@ def score_parts(c: Candidate, now: datetime, p: RankingParams) -> ScoreParts:
     tw = p.type_priority.get(r.memory_type, 1.0)
     rel = c.similarity * c.time_weight if c.relevance is None else c.relevance
     return ScoreParts(similarity=c.similarity, lexical=c.lexical, relevance=rel, time_weight=c.time_weight, decay=d,
-                      importance_weight=iw, type_weight=tw, score=rel * d * iw * tw)
+                      importance_weight=iw, type_weight=tw, score=rel * d * iw * tw, via_version=c.via)
 
 
 @dataclass(frozen=True)

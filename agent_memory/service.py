@@ -14,10 +14,12 @@ are split in two steps so the API can answer before the slow part:
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -28,6 +30,9 @@ from agent_memory.errors import AgentMemoryError, ArchivedError, InvalidInputErr
 from agent_memory.filters import MemoryFilter
 from agent_memory.ids import memory_id_for_key, new_memory_id, validate_id, validate_memory_id
 from agent_memory.index import VectorIndex, open_index
+from agent_memory.index.base import SearchHit
+from agent_memory.judge import Judge, load_judge
+from agent_memory.judge.models import ChangeVerdict, TurnVerdict
 from agent_memory.lexical import bm25_scores, normalized
 from agent_memory.llm import LLM
 from agent_memory.model import (
@@ -43,7 +48,7 @@ from agent_memory.model import (
 )
 from agent_memory.pipeline.conflicts import same_statement
 from agent_memory.prompt import build_context
-from agent_memory.ranking import RankingParams, dense_candidates, fuse, rank
+from agent_memory.ranking import Ranked, RankingParams, carry_versions, dense_candidates, fuse, rank
 from agent_memory.store import RawStore, make_store
 from agent_memory.store.keys import original_key, user_prefix
 from agent_memory.timewindows import time_windows
@@ -63,6 +68,7 @@ class Memory:
         self.recall_log = RecallLog(self.store, self.settings.recall_log_prefix)
         self._working: WorkingStore | None = None
         self._llm: LLM | None = None
+        self._judge: Judge | None = None
 
     @property
     def llm(self) -> LLM:
@@ -72,6 +78,20 @@ class Memory:
 
             self._llm = make_llm(self.settings)
         return self._llm
+
+    @property
+    def judge(self) -> Judge:
+        """The learned trigger, change and gate models for this embedding model (loaded once)."""
+        if self._judge is None:
+            self._judge = load_judge(self.embedder.info.provider)
+        return self._judge
+
+    def screen(self, texts: list[str]) -> list[TurnVerdict]:
+        """The trigger model's verdict on each text (embedded here, in one batch)."""
+        if not texts:
+            return []
+        vectors = self.embedder.embed_documents(texts) if self.judge.uses_vectors else None
+        return self.judge.turns(texts, list(vectors) if vectors is not None else None)
 
     # ------------------------------------------------------------------ keys
     def storage_key(self, user_id: str, memory_id: str) -> str:
@@ -133,8 +153,10 @@ class Memory:
         from agent_memory.pipeline.drafts import drafts
 
         now = utcnow()
+        cascade = self.llm.extract if self.llm.name != "offline" else None
         found, decisions = drafts(req, now, self.settings.chunk_tokens, self.settings.chunk_overlap,
-                                  extractor=self.llm.extract)
+                                  extractor=self.llm.extract, screen=self.screen if self.settings.judge else None,
+                                  uncertain=cascade, model_extracts_kept=self.settings.llm_extracts == "kept")
         originals = []
         for i, d in enumerate(found):
             mid = (memory_id_for_key(req.user_id, req.idempotency_key, i)
@@ -189,8 +211,8 @@ class Memory:
         if not originals:
             return
         vectors = self.embedder.embed_documents([o.embedding_text() for o in originals])
-        if self.settings.deduplicate:
-            originals = [self._dedupe(o, v) for o, v in zip(originals, vectors, strict=True)]
+        if self.settings.deduplicate or self.settings.detect_changes:
+            originals = self._judge_changes(originals, vectors)
         originals = [o if o.state.duplicate_of else self._resolve_topic(o) for o in originals]
         records = [IndexRecord.from_original(o, self.storage_key(o.user_id, o.memory_id))
                    for o in originals]
@@ -215,22 +237,74 @@ class Memory:
         self.index_originals([Original.model_validate(doc) for doc in docs])
         return len(docs)
 
-    def _dedupe(self, o: Original, vector: Any) -> Original:
-        """Conflict check 1: a memory that repeats an active one of the same user is no new memory.
-        It stays in the store (and the index, inactive) marked ``duplicate_of``; the existing
-        one counts a confirmation. Nothing is deleted."""
-        if o.state.duplicate_of or not o.state.is_active or o.state.deleted_at is not None:
-            return o
-        threshold = (self.settings.duplicate_similarity if self.settings.duplicate_similarity is not None
+    def _judge_changes(self, originals: Sequence[Original], vectors: Any) -> list[Original]:
+        """Conflict checks before writing: is each new statement the same fact as an active memory
+        of the user (a duplicate), a new value of the same attribute (a new version), or new?
+
+        The user's ``change_candidates`` nearest active memories (Strong read) above the model's
+        similarity floor are compared with the statement by the change model (its uncertain band
+        goes to a configured language model); an exact repeat (the rule of
+        :func:`same_statement`) is a duplicate without asking. Statements of one batch are not
+        compared with each other (they are not indexed yet). Nothing is deleted."""
+        s = self.settings
+        threshold = (s.duplicate_similarity if s.duplicate_similarity is not None
                      else self.embedder.default_duplicate_similarity)
-        hits = [h for h in self.index.search(vector, MemoryFilter(user_id=o.user_id, sources=None), limit=3,
-                                             strong=True) if h.record.id != o.memory_id]
-        same = next((h.record for h in hits if same_statement(h.record.summary, o.summary, h.similarity, threshold)),
-                    None)
-        if same is None:
-            return o
-        updated = o.model_copy(update={"state": o.state.model_copy(update={"is_active": False,
-                                                                           "duplicate_of": same.id})})
+        pending: list[tuple[int, Original, list[SearchHit]]] = []
+        out = list(originals)
+        for i, (o, v) in enumerate(zip(originals, vectors, strict=True)):
+            if (o.state.duplicate_of or not o.state.is_active or o.state.deleted_at is not None
+                    or o.provenance.get("kind") == "chunk"):
+                continue
+            hits = [h for h in self.index.search(v, MemoryFilter(user_id=o.user_id, sources=None),
+                                                 limit=s.change_candidates + 1, strong=True)
+                    if h.record.id != o.memory_id][:s.change_candidates]
+            same = next((h.record for h in hits if same_statement(h.record.summary, o.summary, h.similarity,
+                                                                   threshold)), None)
+            if same is not None and s.deduplicate:
+                out[i] = self._mark_duplicate(o, same, {"decision": "duplicate", "memory_id": same.id,
+                                                         "decided_by": "rules", "reason": "the same statement"})
+                continue
+            floor = s.change_min_similarity if s.change_min_similarity is not None else float(
+                self.judge.pair.meta.get("candidate_min_similarity", -1.0))
+            hits = [h for h in hits if h.similarity >= floor]
+            if hits:
+                pending.append((i, o, hits))
+        if not pending:
+            return out
+        verdicts = self._change_verdicts([(_said(o), hits) for _, o, hits in pending])
+        for (i, o, hits), found in zip(pending, verdicts, strict=True):
+            dup = [(v, h) for v, h in zip(found, hits, strict=True) if v.label == "duplicate"]
+            new = [(v, h) for v, h in zip(found, hits, strict=True) if v.label == "new_version"]
+            if dup and s.deduplicate:
+                v, h = max(dup, key=lambda vh: vh[0].score)
+                out[i] = self._mark_duplicate(o, h.record, _change_record(v, h.record))
+            elif new and s.detect_changes and o.topic_id is None:
+                v, h = max(new, key=lambda vh: vh[0].score)
+                out[i] = self._join_topic(o, h.record, _change_record(v, h.record))
+        return out
+
+    def _change_verdicts(self, items: list[tuple[str, list[SearchHit]]]) -> list[list[ChangeVerdict]]:
+        """The change model on (new statement, its candidates), statements embedded in one batch
+        (the index vectors include conversational context; the model compares statements)."""
+        texts = list(dict.fromkeys([t for t, hits in items for t in (t, *(h.record.summary for h in hits))]))
+        vecs = dict(zip(texts, self.embedder.embed_documents(texts), strict=True)) if self.judge.uses_vectors else {}
+        out = []
+        for text, hits in items:
+            olds = [h.record.summary for h in hits]
+            sims = [float(vecs[text] @ vecs[t]) if vecs else h.similarity for t, h in zip(olds, hits, strict=True)]
+            found = self.judge.change(olds, text, [vecs.get(t) for t in olds], vecs.get(text), sims)
+            if self.llm.name != "offline":  # the cascade: a language model decides the uncertain pairs
+                found = [self.llm.judge_change(old, text, v) if v.uncertain else v
+                         for old, v in zip(olds, found, strict=True)]
+            out.append(found)
+        return out
+
+    def _mark_duplicate(self, o: Original, same: IndexRecord, why: dict[str, Any]) -> Original:
+        """A repeat of an active memory is no new memory: it stays in the store (and the index,
+        inactive) marked ``duplicate_of``, and the existing one counts a confirmation."""
+        updated = o.model_copy(update={
+            "state": o.state.model_copy(update={"is_active": False, "duplicate_of": same.id}),
+            "provenance": {**o.provenance, "change": why}})
         self.store.put_json(self.storage_key(o.user_id, o.memory_id), updated.model_dump(mode="json"))
         try:
             existing = self._load_original(same.user_id, same.id)
@@ -239,6 +313,27 @@ class Memory:
         if existing is not None:
             existing.state.confirmations += 1
             self.store.put_json(same.storage_key, existing.model_dump(mode="json"))
+        return updated
+
+    def _join_topic(self, o: Original, old: IndexRecord, why: dict[str, Any]) -> Original:
+        """A new value of ``old``'s attribute: ``o`` takes ``old``'s topic (one is made,
+        ``auto-<old id>``, when it has none, and written to its original and index row), and the
+        topic versions do the rest (:meth:`_resolve_topic`: the newest ``created_at`` wins)."""
+        topic = old.topic_id
+        if topic is None:
+            topic = f"auto-{old.id[:16]}"
+            try:
+                original = self._load_original(old.user_id, old.id)
+            except ArchivedError:
+                return o  # its original cannot be rewritten now: leave both as they are
+            if original is None:
+                return o
+            original.topic_id = topic
+            self.store.put_json(old.storage_key, original.model_dump(mode="json"))  # S3 first
+            self.index.write([IndexRecord.from_original(original, old.storage_key)],
+                             self.embedder.embed_documents([original.embedding_text()]))
+        updated = o.model_copy(update={"topic_id": topic, "provenance": {**o.provenance, "change": why}})
+        self.store.put_json(self.storage_key(o.user_id, o.memory_id), updated.model_dump(mode="json"))
         return updated
 
     def _settle_topic(self, user_id: str, topic_id: str) -> None:
@@ -304,7 +399,8 @@ class Memory:
                min_score: float | None = None, memory_types: Sequence[str] | None = None,
                include_inferred: bool = False, min_importance: float | None = None,
                conversation: Sequence[dict[str, Any] | Message] | None = None,
-               consistency: str | None = None, log: bool = True, include_cold: bool = False) -> RecallResult:
+               consistency: str | None = None, log: bool = True, include_cold: bool = False,
+               gate: bool | None = None) -> RecallResult:
         """The few memories most relevant to ``query``, best first, with a ``context`` block.
 
         ``include_cold`` first re-hydrates the user's cold memories (see :mod:`agent_memory.tiering`);
@@ -316,7 +412,7 @@ class Memory:
             RecallRequest, user_id=user_id, query=query, top_k=top_k, min_score=min_score,
             memory_types=list(memory_types) if memory_types is not None else None,
             include_inferred=include_inferred, min_importance=min_importance,
-            conversation=conversation, consistency=consistency, log=log, include_cold=include_cold)
+            conversation=conversation, consistency=consistency, log=log, include_cold=include_cold, gate=gate)
         return self.recall_request(req)
 
     def recall_request(self, req: RecallRequest) -> RecallResult:
@@ -347,6 +443,11 @@ class Memory:
         query = self.llm.rewrite(req.query, req.conversation) if req.conversation else req.query
         vector = self.embedder.embed_query(query)
         t_embed = time.perf_counter()
+        gate = self._gate(query, vector) if (s.recall_gate if req.gate is None else req.gate) else None
+        if (gate is not None and gate["decision"] == "answer" and not gate.get("keywords") and req.min_score is None
+                and s.min_score is None and self.judge.min_similarity is not None):
+            min_score = self.judge.min_similarity  # the floor calibrated with the gate for personal queries
+        t_gate = time.perf_counter()
         limit = max(s.candidate_limit, top_k)
         strong = req.consistency == "strong"
         now = utcnow()
@@ -355,22 +456,29 @@ class Memory:
             s, min_score, s.dense_weight if s.dense_weight is not None else self.embedder.default_dense_weight,
             windows)
         lexical_used = False
+        # superseded versions are searched too: their match carries over to the version that
+        # replaced them (ranking.carry_versions), and they are never returned themselves
+        search_flt = replace(flt, active_only=False)
         if s.hybrid and s.lexical_max_docs:
             # One search as wide as the lexical corpus: it returns every memory of the user that
             # passes the filter, with its exact similarity, when there are fewer than the cap.
-            found = self.index.search(vector, flt, limit=s.lexical_max_docs, strong=strong)
+            found = self.index.search(vector, search_flt, limit=s.lexical_max_docs, strong=strong)
             if len(found) < s.lexical_max_docs:
                 corpus = [h.record for h in found]
                 lexical = 0.5 * normalized(bm25_scores(query, [r.summary for r in corpus])) + 0.5 * normalized(
                     bm25_scores(query, [f"{r.context or ''} {r.summary}" for r in corpus]))
-                candidates = fuse(found, corpus, normalized(lexical).tolist(), params, limit=limit)
+                candidates = carry_versions(fuse(found, corpus, normalized(lexical).tolist(), params,
+                                                 limit=len(corpus)))[:limit]
                 lexical_used = True
             else:
-                candidates = dense_candidates(found[:limit], params)
+                candidates = carry_versions(dense_candidates(found[:limit], params))
         else:
-            candidates = dense_candidates(self.index.search(vector, flt, limit=limit, strong=strong), params)
+            candidates = carry_versions(dense_candidates(
+                self.index.search(vector, search_flt, limit=limit, strong=strong), params))
         t_search = time.perf_counter()
         ranked = rank(candidates, now, params, top_k)
+        if gate is not None and gate["decision"] == "nothing":
+            ranked = [Ranked(r.hit, r.parts, False, "general_query") for r in ranked]
         t_rank = time.perf_counter()
         chosen = [r for r in ranked if r.chosen]
         fetched = self.store.fetch([r.hit.record.storage_key for r in chosen])
@@ -395,7 +503,9 @@ class Memory:
         recall_id = new_memory_id()
         result = RecallResult(hits, build_context(hits, s.context_max_chars), recall_id, req.query, rehydrated)
         result.rewritten_query = query if query != req.query else None
-        result.timings_ms = {"embed": (t_embed - t0) * 1e3, "search": (t_search - t_embed) * 1e3,
+        result.gate = gate
+        result.timings_ms = {"embed": (t_embed - t0) * 1e3, "gate": (t_gate - t_embed) * 1e3,
+                             "search": (t_search - t_gate) * 1e3,
                              "rank": (t_rank - t_search) * 1e3, "fetch": (t_fetch - t_rank) * 1e3}
         entry: dict[str, Any] | None = None
         if req.log and s.recall_log:
@@ -405,7 +515,7 @@ class Memory:
                 "filter": flt.to_expr(),
                 "time_windows": [{"said": w.said, "start": w.start.isoformat(), "end": w.end.isoformat()}
                                  for w in windows],
-                "model": self.embedder.info.model_dump(), "hybrid": lexical_used,
+                "model": self.embedder.info.model_dump(), "hybrid": lexical_used, "gate": gate,
                 "timings_ms": dict(result.timings_ms),
                 "candidates": [{"memory_id": r.hit.record.id, "summary": r.hit.record.summary,
                                 **r.parts.model_dump(), "chosen": r.chosen, "reason": r.reason}
@@ -415,6 +525,18 @@ class Memory:
                 "rehydrated": rehydrated,
             }
         return result, entry
+
+    def _gate(self, query: str, vector: Any) -> dict[str, Any]:
+        """The query model's verdict: is anything personal asked? (~0.1 ms: one dot product over
+        the query's embedding, which recall computes anyway, and its hashed n-grams)."""
+        v = self.judge.query(query, vector)
+        threshold = float(self.judge.gate.meta["threshold"])
+        if _keywords_only(query):
+            return {"personal": v.personal, "threshold": threshold, "decision": "answer", "keywords": True,
+                    "reason": "a keyword search, not a question: the gate judges questions and requests"}
+        return {"personal": v.personal, "threshold": threshold, "decision": "nothing" if v.general else "answer",
+                "reason": (f"query model: personal {v.personal:.2f} < {threshold:.2f}, a general question"
+                           if v.general else f"query model: personal {v.personal:.2f} >= {threshold:.2f}")}
 
     def _request_restore(self, key: str) -> None:
         with suppress(AgentMemoryError):  # a recall must not fail because a restore request did
@@ -563,6 +685,29 @@ class Memory:
 
     def close(self) -> None:
         self.index.close()
+
+
+def _keywords_only(query: str) -> bool:
+    """One to three words (or up to six CJK characters) with no question mark: a search for
+    memories about a thing ("coffee", "护照"), which the gate, trained on questions and requests,
+    has no business refusing."""
+    q = query.strip()
+    if re.search(r"[?？]", q):
+        return False
+    cjk = re.findall(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]", q)
+    words = re.findall(r"[^\W\d_]+|\d+", re.sub(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]", " ", q))
+    return (len(words) <= 3 and not cjk) or (not words and len(cjk) <= 6)
+
+
+def _said(o: Original) -> str:
+    """The statement in the user's words (what the change model was trained on), else its summary."""
+    return str(o.provenance.get("said_part") or o.summary)
+
+
+def _change_record(v: ChangeVerdict, old: IndexRecord) -> dict[str, Any]:
+    """The change decision as kept in the new memory's provenance (shown by the console)."""
+    return {"decision": v.label, "memory_id": old.id, "score": v.score, "probs": v.probs,
+            "decided_by": v.decided_by}
 
 
 def _passes(r: IndexRecord, flt: MemoryFilter) -> bool:

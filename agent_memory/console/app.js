@@ -89,7 +89,7 @@ async function userPage(user) {
   const tryRecall = async () => {
     if (!$query.value.trim()) return;
     const r = await api("POST", "/v1/recall", { user_id: user, query: $query.value });
-    $results.replaceChildren(el("h2", {}, `Recall: ${r.query}`), hitsTable(r.memories),
+    $results.replaceChildren(el("h2", {}, `Recall: ${r.query}`), gateLine(r.gate, "recall-gate"), hitsTable(r.memories),
       el("pre", { id: "recall-context" }, r.context || "(nothing above min_score)"));
   };
   const $form = el("form", { class: "toolbar" }, $query, el("button", { type: "submit" }, "Recall"),
@@ -113,6 +113,26 @@ function timelineTable(user, rows) {
         : el("button", { class: "forget", onclick: () => act("DELETE", `/v1/memories/${enc(r.id)}?user_id=${enc(user)}`, "forgotten") }, "forget")))));
 }
 
+// The recall gate's decision: did the query ask anything personal, and with what score?
+function gateLine(gate, id) {
+  if (!gate) return el("div", { class: "muted" }, "gate: off");
+  return el("div", { class: "gate", id: id || null },
+    el("span", { class: `badge ${gate.decision === "answer" ? "chosen" : "rejected"}` },
+      gate.decision === "answer" ? "gate: answer" : "gate: nothing personal asked"),
+    ` personal ${fmt(gate.personal, 2)} (threshold ${fmt(gate.threshold, 2)}): ${gate.reason}`);
+}
+
+// Why this memory exists and what it did to others: the trigger's and the change model's verdicts.
+function judgement(original) {
+  const p = original.provenance || {};
+  const lines = [];
+  if (p.trigger) lines.push(`kept by ${p.decided_by || "rules"}: ${p.trigger}`);
+  if (p.change) {
+    lines.push(`change: ${p.change.decision} of ${p.change.memory_id} (${p.change.decided_by}, score ${fmt(p.change.score, 2)})`);
+  }
+  return lines.length ? el("ul", { id: "judgement" }, lines.map((t) => el("li", {}, t))) : null;
+}
+
 function hitsTable(hits) {
   return el("table", { class: "hits" },
     el("tr", {}, ["memory", "score", "similarity", "lexical", "relevance", "decay", "importance", "type", "created"]
@@ -132,6 +152,7 @@ async function memoryPage(user, id) {
     el("div", { class: "toolbar" }, state(m.record),
       [m.record.memory_type, `importance ${fmt(m.record.importance, 2)}`, m.record.source, day(m.record.created_at)]
         .map((t) => el("span", {}, t))),
+    judgement(m.original),
     el("div", { class: "row" },
       el("div", { class: "col" }, el("h2", {}, "Index record"), el("pre", { id: "record" }, JSON.stringify(m.record, null, 2))),
       el("div", { class: "col" }, el("h2", {}, `Original (S3: ${m.record.storage_key})`),
@@ -156,6 +177,7 @@ async function recallsPage(user) {
       el("summary", {}, `${day(r.at)} — “${r.query}” — ${r.chosen.length} chosen of ${r.candidates.length} candidates`),
       el("div", { class: "muted" }, `model ${r.model.model}, top_k ${r.top_k}, min_score ${fmt(r.min_score)}, ` +
         `hybrid ${r.hybrid}, embed ${fmt(r.timings_ms.embed, 1)} ms, search ${fmt(r.timings_ms.search, 1)} ms`),
+      gateLine(r.gate),
       el("table", {},
         el("tr", {}, ["candidate", "", "score", "similarity", "lexical", "decay", "importance", "type", "why"]
           .map((h) => el("th", {}, h))),

@@ -163,7 +163,7 @@ def run(path: Path, settings: Settings | None = None, on_progress: Callable[[str
     with tempfile.TemporaryDirectory(prefix="agent-memory-eval-") as tmp:
         s = (settings or Settings()).model_copy(update={
             "data_dir": Path(tmp), "store": "file", "collection_name": "locomo_eval", "recall_log": False,
-            "deduplicate": False})  # one memory per turn, as the benchmark's setup
+            "deduplicate": False, "detect_changes": False})  # one memory per turn, as the benchmark's setup
         memory = Memory(s)
         results = {"agent-memory": MethodResult(), "dense": MethodResult(), "bm25": MethodResult()}
         t_ingest = 0.0

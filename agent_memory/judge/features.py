@@ -100,12 +100,46 @@ def _slot(text: str) -> str | None:
     return None
 
 
+_CHANGE = re.compile(
+    r"\b(now|anymore|any more|no longer|switched|switch|moved|move|changed|new|quit|left|started|stopped|gave up|"
+    r"instead|these days|nowadays|finally|just|recently|since|upgraded|replaced|became|promoted|transferred|"
+    r"broke up|divorced|married|engaged|retired|sold|bought)\b|现在|换|不再|改|搬|离职|辞职|跳槽|新|已经|"
+    r"不.{0,6}了|开始|戒|停|分手|离婚|结婚|订婚|退休|卖了|买了|调到|转|变成|最近", re.I)
+_ADDITIVE = re.compile(r"\b(also|too|as well|another|second|both|in addition|plus|besides)\b|也|还|又|另外|第二|两个",
+                       re.I)
+_OTHER = re.compile(
+    r"\b(my (wife|husband|partner|son|daughter|kids?|mom|mother|dad|father|brother|sister|friend|boss|manager|"
+    r"coworker|colleague|roommate|boyfriend|girlfriend|grandma|grandpa|aunt|uncle|cousin|neighbou?r)|he|she|his|her|"
+    r"their)\b|老婆|老公|媳妇|丈夫|妻子|儿子|女儿|孩子|妈|爸|哥|姐|弟|妹|朋友|老板|领导|同事|室友|奶奶|爷爷|外婆|"
+    r"邻居|他|她", re.I)
+_NEG = re.compile(r"\b(not|no|never|don't|doesn't|didn't|isn't|aren't|can't|won't)\b|不|没|别", re.I)
+_PLAN = re.compile(r"\b(will|going to|gonna|plan|planning|next|tomorrow|soon|goal)\b|"
+                   r"打算|计划|准备|下周|下个月|明年|目标", re.I)
+
+
+def _cues(existing: str, new: str, similarity: float) -> Array:
+    """Words that mark a change ("now", "switched", "现在", "换"), an addition ("also", "也"), someone
+    else ("my brother", "他"), a negation or a plan, in each statement; and each times the
+    similarity (a change cue means little between unrelated statements)."""
+    def has(rx: re.Pattern[str], t: str) -> float:
+        return float(bool(rx.search(t)))
+
+    c = np.array([has(_CHANGE, new), has(_CHANGE, existing), has(_ADDITIVE, new), has(_OTHER, existing),
+                  has(_OTHER, new), float(has(_OTHER, existing) != has(_OTHER, new)), has(_FIRST, existing),
+                  has(_FIRST, new), has(_NEG, existing), has(_NEG, new), float(has(_NEG, existing) != has(_NEG, new)),
+                  has(_PLAN, existing), has(_PLAN, new)], dtype=np.float32)
+    out: Array = np.concatenate([c, c * similarity])
+    return out
+
+
 def pair_features(existing: str, new: str, va: Array | None, vb: Array | None, similarity: float) -> Array:
     """Change-detector features of (an existing memory, a new statement): how alike they are
     (cosine, word and character overlap, numbers), what the new one says that the old one does
     not (hashed n-grams of the new statement, and of the words only it has), the element-wise
     product of the two embeddings (which dimensions they share: the attribute), and the old rules'
-    verdicts (same statement, same topic slot) as features rather than decisions."""
+    verdicts (same statement, same topic slot) and cue words as features rather than decisions.
+    Out of fold on the training pairs, new versions found at 5 % false changes: lexical + cosine
+    0.57, + the product 0.55, + both embeddings 0.64, + cue words 0.65 (at 10 %: 0.75 / 0.82)."""
     wa, wb = _norm_words(existing), _norm_words(new)
     jac = len(wa & wb) / max(1, len(wa | wb))
     na, nb = _DIGITS.findall(existing), _DIGITS.findall(new)
@@ -119,7 +153,8 @@ def pair_features(existing: str, new: str, va: Array | None, vb: Array | None, s
     ], dtype=np.float32)
     only_new = [g for g in grams(new) if g.startswith(("w:", "c:", "c2:")) and g not in wa]
     lexical = hashed([f"n:{g}" for g in grams(new)] + [f"d:{g}" for g in only_new], PAIR_HASH_DIM)
-    parts = [signals, lexical]
+    parts = [signals, _cues(existing, new, similarity), lexical]
     if va is not None and vb is not None:
-        parts.append((np.asarray(va, dtype=np.float32) * np.asarray(vb, dtype=np.float32)).ravel())
+        a, b = np.asarray(va, dtype=np.float32).ravel(), np.asarray(vb, dtype=np.float32).ravel()
+        parts += [a * b, a, b]
     return np.concatenate(parts)

@@ -64,12 +64,17 @@ def _softmax(z: Array) -> Array:
     return out
 
 
-def fit(x: npt.ArrayLike, y: npt.ArrayLike, classes: tuple[str, ...], *, l2: float = 1e-3, iterations: int = 400,
-        learning_rate: float = 0.05, balanced: bool = True, meta: dict[str, Any] | None = None) -> LinearModel:
+def fit(x: npt.ArrayLike, y: npt.ArrayLike, classes: tuple[str, ...], *, l2: float = 0.03, iterations: int = 400,
+        learning_rate: float = 0.05, balanced: bool = True, meta: dict[str, Any] | None = None,
+        standardize: npt.ArrayLike | None = None, raw_scale: float = 10.0) -> LinearModel:
     """Fit by full-batch Adam on the mean (class-balanced) cross-entropy plus ``l2`` x |W|^2.
 
-    ``y`` holds class indices. Features are standardized with the training rows' mean and
-    standard deviation (kept in the model), so one ``l2`` suits embeddings and counts alike."""
+    ``y`` holds class indices. Dense features are standardized with the training rows' mean and
+    standard deviation (kept in the model); columns outside ``standardize`` (a boolean mask;
+    default: the columns non-zero in at least a fifth of the rows) are only multiplied by
+    ``raw_scale``: standardizing a rare hashed n-gram blows it up into a memorised row (out of
+    fold on the turns: 39 % of the noise dropped instead of 87 % at the same keep rate).
+    ``l2`` 0.03 and ``raw_scale`` 10 were chosen out of fold on the training split."""
     xa = np.asarray(x, dtype=np.float32)
     ya = np.asarray(y, dtype=np.int64)
     n, d = xa.shape
@@ -77,6 +82,9 @@ def fit(x: npt.ArrayLike, y: npt.ArrayLike, classes: tuple[str, ...], *, l2: flo
     mean = xa.mean(axis=0)
     scale = xa.std(axis=0)
     scale[scale < 1e-6] = 1.0
+    dense = (xa != 0).mean(axis=0) >= 0.2 if standardize is None else np.asarray(standardize, dtype=bool)
+    mean[~dense] = 0.0
+    scale[~dense] = 1.0 / raw_scale
     z = (xa - mean) / scale
     onehot = np.zeros((n, c), dtype=np.float32)
     onehot[np.arange(n), ya] = 1.0
@@ -105,15 +113,17 @@ def fit(x: npt.ArrayLike, y: npt.ArrayLike, classes: tuple[str, ...], *, l2: flo
 
 
 def out_of_fold(x: npt.ArrayLike, y: npt.ArrayLike, classes: tuple[str, ...], folds: int = 5, seed: int = 7,
-                **kwargs: Any) -> Array:
+                groups: npt.ArrayLike | None = None, **kwargs: Any) -> Array:
     """Probabilities for every training row from a model that did not see it (k-fold): what
-    thresholds are chosen on, so they are not fitted to rows the model memorised."""
+    thresholds are chosen on, so they are not fitted to rows the model memorised. Rows of one
+    ``group`` (an augmented copy and its source) share a fold."""
     xa = np.asarray(x, dtype=np.float32)
     ya = np.asarray(y, dtype=np.int64)
-    order = np.random.default_rng(seed).permutation(len(ya))
+    g = np.arange(len(ya)) if groups is None else np.unique(np.asarray(groups), return_inverse=True)[1]
+    fold_of = np.random.default_rng(seed).permutation(int(g.max()) + 1) % folds
     out = np.zeros((len(ya), len(classes)), dtype=np.float32)
     for k in range(folds):
-        test = order[k::folds]
-        train = np.setdiff1d(order, test)
+        test = np.flatnonzero(fold_of[g] == k)
+        train = np.flatnonzero(fold_of[g] != k)
         out[test] = fit(xa[train], ya[train], classes, **kwargs).proba(xa[test])
     return out

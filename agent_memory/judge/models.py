@@ -10,6 +10,7 @@ language model decides (:mod:`agent_memory.judge.cascade`).
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -105,11 +106,12 @@ class Judge:
         thresholds = self.pair.meta.get("thresholds", {})
         lo, hi = self.pair.meta.get("band", [1.0, 1.0])
         out = []
-        for row in probs:
+        for old, row in zip(existing, probs, strict=True):
             p = {c: round(float(v), 4) for c, v in zip(self.pair.classes, row, strict=True)}
             label = "unrelated"
-            for cls in ("duplicate", "new_version"):  # a decision needs its own threshold, else unrelated
-                if p[cls] >= float(thresholds.get(cls, 0.5)) and p[cls] >= max(p.values()) - 1e-9:
+            candidates = ("duplicate", "new_version") if _same_numbers(old, new) else ("new_version",)
+            for cls in candidates:  # a decision needs its own threshold, else unrelated
+                if p[cls] >= float(thresholds.get(cls, 0.5)) and p[cls] >= max(p[c] for c in candidates) - 1e-9:
                     label = cls
             best = max(p["duplicate"], p["new_version"])
             out.append(ChangeVerdict(label, p[label], p, bool(lo <= best < hi)))
@@ -125,6 +127,13 @@ class Judge:
         """The relevance floor chosen with the gate for a personal query (None: the model's default)."""
         value = self.gate.meta.get("min_similarity")
         return None if value is None else float(value)
+
+
+def _same_numbers(a: str, b: str) -> bool:
+    """A statement with other numbers is never the same fact ("PIN 1234" / "PIN 5678", "room 3" /
+    "room 4"): the model may call it a duplicate, this rule does not let it."""
+    na, nb = re.findall(r"\d+", a), re.findall(r"\d+", b)
+    return not na or not nb or sorted(na) == sorted(nb)
 
 
 _CACHE: dict[str, Judge] = {}

@@ -5,11 +5,13 @@
   tokens estimated as one per CJK character and one per four other characters, the same
   estimate the prompt budget uses), each pointing to the whole document stored once at
   ``documents/{user_id}/{id}.json``.
-- ``messages``: every user turn goes through the trigger; kept turns become extracted
-  third-person statements with their own type, topic slot and importance (the request's
-  values win when given); an assistant turn that concludes something about the user becomes
-  an ``agent_inferred`` statement. Every turn's decision and reason is returned so the caller
-  can record it (``decisions/{user_id}/...`` in the store) whether or not anything was kept.
+- ``messages``: every user turn goes through the trigger (the learned model of
+  :mod:`agent_memory.judge`; in its uncertain band a configured language model); kept turns become
+  extracted third-person statements with their own type and importance (the request's values
+  win when given; versions are found later by the change detector); an assistant turn that
+  concludes something about the user becomes an ``agent_inferred`` statement. Every turn's
+  decision, score and reason is returned so the caller can record it (``decisions/{user_id}/...``
+  in the store) whether or not anything was kept.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from agent_memory.judge.models import TurnVerdict
 from agent_memory.model import RememberRequest
-from agent_memory.pipeline.extract import Statement, extract
+from agent_memory.pipeline.extract import Statement, extract, sentences, statement
 from agent_memory.pipeline.trigger import decide_turn, user_voice
 from agent_memory.prompt import estimate_tokens
 
@@ -68,10 +71,38 @@ def chunks(text: str, size: int = 640, overlap: int = 96) -> list[str]:
 
 
 Extractor = Callable[[str, datetime], list[Statement]]
+Screen = Callable[[list[str]], list[TurnVerdict]]
+"""Texts -> the trigger model's verdicts (the embedding is computed inside)."""
+
+
+def _judged(texts: list[str], verdicts: list[TurnVerdict], screen: Screen, when: list[datetime]
+            ) -> list[list[Statement]]:
+    """Statements of the turns the trigger model kept: each sentence the model keeps on its own
+    becomes a statement (a greeting or a request inside a longer turn is left out); when no
+    sentence stands alone, the whole turn is one. All sentences go through one ``screen`` call."""
+    split = [sentences(t) if v.keep else [] for t, v in zip(texts, verdicts, strict=True)]
+    flat = [p for parts in split if len(parts) > 1 for p in parts]
+    judged = iter(screen(flat) if flat else [])
+    out: list[list[Statement]] = []
+    for text, v, parts, at in zip(texts, verdicts, split, when, strict=True):
+        if not v.keep:
+            out.append([])
+            continue
+        kept = [(p, sv) for p in parts if (sv := next(judged)).keep] if len(parts) > 1 else []
+        chosen = kept or [(text.strip(), v)]
+        out.append([statement(p, sv.memory_type or v.memory_type or "fact", at, topic=False) for p, sv in chosen])
+    return out
 
 
 def drafts(req: RememberRequest, now: datetime, chunk_tokens: int = 640, chunk_overlap: int = 96,
-           extractor: Extractor = extract) -> tuple[list[Draft], list[dict[str, Any]]]:
+           extractor: Extractor = extract, screen: Screen | None = None,
+           uncertain: Extractor | None = None, model_extracts_kept: bool = False
+           ) -> tuple[list[Draft], list[dict[str, Any]]]:
+    """Drafts of memories and every turn's decision. With ``screen`` (the trigger model) the
+    model decides user turns; without it, the rules do (:func:`decide_turn`). ``uncertain`` (a
+    language model's extraction) decides the turns the model is unsure of: the cascade; with
+    ``model_extracts_kept`` it also writes the statements of the turns the model kept. Agent
+    turns are judged by the rules (the labelled corpora hold user turns only)."""
     if req.content is not None:
         parts = chunks(req.content, chunk_tokens, chunk_overlap)
         if len(parts) == 1:
@@ -79,28 +110,50 @@ def drafts(req: RememberRequest, now: datetime, chunk_tokens: int = 640, chunk_o
         return [Draft(p, req.context, {"kind": "chunk", "chunk": i, "of": len(parts)})
                 for i, p in enumerate(parts)], []
     assert req.messages is not None
+    msgs = req.messages
+    live = [i for i, m in enumerate(msgs) if m.role in ("user", "assistant") and m.content.strip()]
+    whens = {i: msgs[i].created_at or req.created_at or now for i in live}
+    judged: dict[int, tuple[list[Statement], dict[str, Any]]] = {}
+    if screen is not None:
+        users = [i for i in live if msgs[i].role == "user"]
+        verdicts = screen([msgs[i].content for i in users])
+        def to_model(v: TurnVerdict) -> bool:
+            return uncertain is not None and (v.uncertain or (model_extracts_kept and v.keep))
+
+        sure = [(i, v) for i, v in zip(users, verdicts, strict=True) if not to_model(v)]
+        made = _judged([msgs[i].content for i, _ in sure], [v for _, v in sure], screen, [whens[i] for i, _ in sure])
+        for (i, v), statements in zip(sure, made, strict=True):
+            judged[i] = statements, {"kind": v.memory_type, "reason": v.reason, "score": v.score,
+                                     "decided_by": "trigger model"}
+        for i, v in zip(users, verdicts, strict=True):
+            if uncertain is not None and to_model(v):
+                found = uncertain(msgs[i].content, whens[i])
+                note = "uncertain, the language model decided" if v.uncertain else "kept; the language model extracted"
+                judged[i] = found, {"kind": found[0].memory_type if found else None, "score": v.score,
+                                    "reason": f"{v.reason}; {note}", "decided_by": "language model"}
     out: list[Draft] = []
     decisions: list[dict[str, Any]] = []
-    msgs = req.messages
-    for i, m in enumerate(msgs):
-        if m.role not in ("user", "assistant") or not m.content.strip():
-            continue
-        d = decide_turn(m.role, m.content)
-        when = m.created_at or req.created_at or now
+    for i in live:
+        m = msgs[i]
         text = user_voice(m.content) if m.role == "assistant" else m.content
-        # the offline trigger decides first (cheap, no model call for small talk); the extractor
-        # (rules or a model) then writes the statements
-        statements = extractor(text, when) if d.keep else []
-        decisions.append({"turn": i, "role": m.role, "keep": bool(statements), "kind": d.kind, "reason": d.reason,
-                          "statements": len(statements)})
+        why: dict[str, Any]
+        if i in judged:
+            statements, why = judged[i]
+        else:
+            # the rules' trigger decides first (cheap, no model call for small talk); the
+            # extractor (rules or a model) then writes the statements
+            d = decide_turn(m.role, m.content)
+            statements = extractor(text, whens[i]) if d.keep else []
+            why = {"kind": d.kind, "reason": d.reason, "decided_by": "rules"}
+        decisions.append({"turn": i, "role": m.role, "keep": bool(statements), **why, "statements": len(statements)})
         previous = msgs[i - 1].content if i else req.context
         for j, st in enumerate(statements):
             inferred = m.role == "assistant"
             out.append(Draft(
                 st.text, previous,
                 {"kind": "message", "turn": i, "role": m.role, "statement": j, "said": m.content,
-                 "said_part": st.said or text,
-                 "trigger": d.reason, "importance_reasons": st.reasons},
-                created_at=when, memory_type=st.memory_type, topic_id=st.topic_id, importance=st.importance,
+                 "said_part": st.said or text, "trigger": why["reason"], "trigger_score": why.get("score"),
+                 "decided_by": why["decided_by"], "importance_reasons": st.reasons},
+                created_at=whens[i], memory_type=st.memory_type, topic_id=st.topic_id, importance=st.importance,
                 source="agent_inferred" if inferred else None, reasons=st.reasons))
     return out, decisions

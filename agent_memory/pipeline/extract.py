@@ -101,6 +101,21 @@ def _topic(s: str) -> str | None:
     return None
 
 
+def statement(sentence: str, kind: str, when: datetime, topic: bool = True) -> Statement:
+    """One kept sentence as a third-person statement with resolved dates and its importance.
+    ``topic``: assign a rule topic slot (the rules-only path); the learned change detector
+    finds versions of any attribute without one."""
+    part = _FILLER.sub("", sentence)
+    zh = bool(re.search(r"[\u4e00-\u9fff]", part))
+    body = _resolve_dates(_third_person_zh(part) if zh else _third_person_en(part), when)
+    value, reasons = importance(part, kind)
+    return Statement(body, kind, _topic(part) if topic else None, value, reasons, said=part)
+
+
+def sentences(text: str) -> list[str]:
+    return [p.strip() for p in _SPLIT.split(text.strip()) if p.strip()]
+
+
 def extract(text: str, when: datetime) -> list[Statement]:
     """Statements worth keeping in ``text`` (said at ``when``); empty when the trigger says no.
     Each sentence the trigger keeps becomes one statement (a greeting or question inside a longer
@@ -108,14 +123,5 @@ def extract(text: str, when: datetime) -> list[Statement]:
     whole = decide(text)
     if not whole.keep:
         return []
-    parts = [p.strip() for p in _SPLIT.split(text.strip()) if p.strip()]
-    kept = [(p, d) for p in parts if (d := decide(p)).keep] or [(text.strip(), whole)]
-    out: list[Statement] = []
-    for sentence, d in kept:
-        kind = d.kind or whole.kind or "fact"
-        part = _FILLER.sub("", sentence)
-        zh = bool(re.search(r"[\u4e00-\u9fff]", part))
-        body = _resolve_dates(_third_person_zh(part) if zh else _third_person_en(part), when)
-        value, reasons = importance(part, kind)
-        out.append(Statement(body, kind, _topic(part), value, reasons, said=part))
-    return out
+    kept = [(p, d) for p in sentences(text) if (d := decide(p)).keep] or [(text.strip(), whole)]
+    return [statement(sentence, d.kind or whole.kind or "fact", when) for sentence, d in kept]

@@ -129,7 +129,7 @@ def test_idempotency_key_yields_one_memory(memory: Memory) -> None:
 def test_filters_for_type_importance_and_provenance(memory: Memory) -> None:
     u = new_user()
     [said] = memory.remember(user_id=u, content="I am vegetarian", memory_type="preference", importance=0.9)
-    [guess] = memory.remember(user_id=u, content="The user probably avoids meat", source="agent_inferred")
+    [guess] = memory.remember(user_id=u, content="The user probably cooks at home a lot", source="agent_inferred")
     [minor] = memory.remember(user_id=u, content="I ate a vegetable soup", memory_type="event", importance=0.1)
 
     def ids(**kw: object) -> set[str]:
@@ -175,8 +175,10 @@ def test_a_date_in_the_question_favours_memories_from_then(memory: Memory) -> No
 def test_timeline_pages_newest_first(memory: Memory) -> None:
     u = new_user()
     base = datetime.now(UTC) - timedelta(days=30)
-    ids = [memory.remember(user_id=u, content=f"note number {i}", created_at=base + timedelta(days=i))[0]
-           for i in range(5)]
+    notes = ["I bought a new kettle", "the dentist is on Harley Street", "my cousin plays the cello",
+             "we had pizza for dinner", "the car needs new tyres"]  # unrelated facts: no versions, no duplicates
+    ids = [memory.remember(user_id=u, content=note, created_at=base + timedelta(days=i))[0]
+           for i, note in enumerate(notes)]
     page1 = memory.timeline(u, limit=2)
     page2 = memory.timeline(u, limit=2, before=page1[-1].created_at)
     page3 = memory.timeline(u, limit=2, before=page2[-1].created_at)
@@ -209,7 +211,7 @@ def test_messages_keep_only_what_is_worth_remembering(memory: Memory) -> None:
     rows = {memory.get(i, user_id=u)["record"]["summary"]: memory.get(i, user_id=u)["record"] for i in ids}
     assert set(rows) == {"The user works at Acme.", "The user loves black coffee.", "The user prefers window seats",
                          next(k for k in rows if k.startswith("用户下周要去上海出差三天 (week of"))}
-    assert rows["The user works at Acme."]["topic_id"] == "employer"
+    assert rows["The user works at Acme."]["topic_id"] is None  # no fixed slots: the change model finds versions
     assert rows["The user loves black coffee."]["memory_type"] == "preference"
     assert rows["The user prefers window seats"]["source"] == "agent_inferred"
     original = memory.get(ids[0], user_id=u)["original"]
@@ -219,10 +221,13 @@ def test_messages_keep_only_what_is_worth_remembering(memory: Memory) -> None:
     assert [d["keep"] for d in log["decisions"]] == [False, False, True, False, True, True]
     assert memory.remember(user_id=u, messages=[{"role": "user", "content": "谢谢"}]) == []
 
-    memory.remember(user_id=u, messages=[{"role": "user", "content": "I quit Acme and joined Globex."}])
-    chain = memory.versions("employer", user_id=u)  # a change of mind makes a version chain
+    [new] = memory.remember(user_id=u, messages=[{"role": "user", "content": "I quit Acme and joined Globex."}])
+    record = memory.get(new, user_id=u)
+    assert record["original"]["provenance"]["change"]["decision"] == "new_version"
+    chain = memory.versions(record["record"]["topic_id"], user_id=u)  # a change of mind makes a version chain
     assert [(v.summary, v.is_active) for v in chain] == [("The user works at Acme.", False),
                                                           ("The user quit Acme and joined Globex.", True)]
+    assert chain[0].topic_id == chain[1].topic_id == f"auto-{chain[0].id[:16]}"  # written to the old one too
 
 
 def test_extracted_statements_are_found_by_questions_in_the_users_words(memory: Memory) -> None:

@@ -84,6 +84,7 @@ def test_console_timeline_recall_forget_versions_and_log(mirror: RunningMirror, 
     first = browser.find_elements(By.CSS_SELECTOR, "#recall-results table tr")[1]
     assert "我对花生过敏" in first.text and float(first.find_element(By.CSS_SELECTOR, ".score").text) > 0
     assert "Long-term memories" in text_of("#recall-context")
+    assert "gate: answer" in text_of("#recall-gate")  # the recall gate's decision and score
     shot(browser, "3-recall")
 
     browser.find_element(By.CSS_SELECTOR, f'tr[data-id="{coffee}"] button.forget').click()
@@ -104,6 +105,7 @@ def test_console_timeline_recall_forget_versions_and_log(mirror: RunningMirror, 
     assert "点餐时要注意什么" in log
     browser.find_element(By.CSS_SELECTOR, "details.recall summary").click()
     assert "chosen" in text_of("details.recall table")
+    assert "personal" in text_of("details.recall .gate")
     shot(browser, "6-recall-log")
 
     browser.get(f"{mirror.url}/console/index.html#/u/{user}")

