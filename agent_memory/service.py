@@ -49,7 +49,9 @@ from agent_memory.model import (
 from agent_memory.pipeline.conflicts import same_statement
 from agent_memory.prompt import build_context
 from agent_memory.ranking import Ranked, RankingParams, carry_versions, dense_candidates, fuse, rank
+from agent_memory.selfcheck import run_selfcheck
 from agent_memory.store import RawStore, make_store
+from agent_memory.store.cold import load_cold, save_cold
 from agent_memory.store.keys import original_key, user_prefix
 from agent_memory.timewindows import time_windows
 from agent_memory.working import WorkingMemory, WorkingStore, make_working_store
@@ -416,13 +418,11 @@ class Memory:
         return self.recall_request(req)
 
     def recall_request(self, req: RecallRequest) -> RecallResult:
-        from agent_memory.tiering import load_cold, rehydrate
-
-        rehydrated = rehydrate(self, req.user_id)["rehydrated"] if req.include_cold else 0
+        rehydrated = self.rehydrate(req.user_id)["rehydrated"] if req.include_cold else 0
         result, entry = self._recall_once(req, rehydrated)
-        if not result and not req.include_cold and load_cold(self, req.user_id):
+        if not result and not req.include_cold and self._cold(req.user_id):
             # nothing hot matched and the user has a cold tier: re-hydrate it and search again
-            rehydrated = rehydrate(self, req.user_id)["rehydrated"]
+            rehydrated = self.rehydrate(req.user_id)["rehydrated"]
             if rehydrated:
                 result, entry = self._recall_once(req, rehydrated)
         if entry is not None:
@@ -476,6 +476,13 @@ class Memory:
             candidates = carry_versions(dense_candidates(
                 self.index.search(vector, search_flt, limit=limit, strong=strong), params))
         t_search = time.perf_counter()
+        override = self.judge.gate.meta.get("override_similarity")
+        if gate is not None and gate["decision"] == "nothing" and override is not None and candidates:
+            strongest = max(candidates, key=lambda c: c.similarity)
+            if strongest.similarity >= float(override):  # it asks about something this user told us
+                gate = {**gate, "decision": "answer", "overridden_by": strongest.record.id,
+                        "reason": f"{gate['reason']}; but memory {strongest.record.id} matches it strongly "
+                                  f"(similarity {strongest.similarity:.2f} >= {float(override):.2f})"}
         ranked = rank(candidates, now, params, top_k)
         if gate is not None and gate["decision"] == "nothing":
             ranked = [Ranked(r.hit, r.parts, False, "general_query") for r in ranked]
@@ -550,9 +557,7 @@ class Memory:
         if found and (user_id is None or found[0].user_id == user_id):
             return found[0]
         if user_id is not None and not found:  # a cold memory: out of the index, in the user's manifest
-            from agent_memory.tiering import load_cold
-
-            cold = [r for r in load_cold(self, user_id) if r.id == memory_id]
+            cold = [r for r in self._cold(user_id) if r.id == memory_id]
             if cold:
                 return cold[0]
         raise NotFoundError(f"memory {memory_id} not found")
@@ -581,9 +586,34 @@ class Memory:
         return sorted(rows, key=lambda r: (r.created_at, r.id), reverse=True)[:limit]
 
     def _cold(self, user_id: str) -> list[IndexRecord]:
-        from agent_memory.tiering import load_cold
+        return load_cold(self.store, self.settings.cold_prefix, validate_id(user_id, "user_id"))
 
-        return load_cold(self, validate_id(user_id, "user_id"))
+    def rehydrate(self, user_id: str, limit: int | None = None) -> dict[str, Any]:
+        """Re-embed and re-index up to ``limit`` (``rehydrate_limit``) of the user's cold memories
+        (see :mod:`agent_memory.tiering`), newest first; archived originals get a restore request."""
+        cold = self._cold(user_id)
+        if not cold:
+            return {"rehydrated": 0, "archived_pending": 0, "remaining_cold": 0}
+        limit = self.settings.rehydrate_limit if limit is None else limit
+        batch = sorted(cold, key=lambda r: (r.created_at, r.id), reverse=True)[:limit]
+        fetched = self.store.fetch([r.storage_key for r in batch])
+        originals = []
+        for r in batch:
+            doc = fetched.docs.get(r.storage_key)
+            if doc is None:
+                continue
+            original = Original.model_validate(doc)
+            original.state.tier, original.state.cold_at = "hot", None
+            self.store.put_json(r.storage_key, original.model_dump(mode="json"))
+            originals.append(original)
+        for key in fetched.archived:
+            self.store.restore(key)
+        if originals:
+            self.index_originals(originals)
+        done = {o.memory_id for o in originals}
+        remaining = [r for r in cold if r.id not in done]
+        save_cold(self.store, self.settings.cold_prefix, user_id, remaining)
+        return {"rehydrated": len(done), "archived_pending": len(fetched.archived), "remaining_cold": len(remaining)}
 
     def versions(self, topic_id: str, *, user_id: str) -> list[IndexRecord]:
         """Every version of one topic of one user, oldest first (the active one is last)."""
@@ -630,10 +660,9 @@ class Memory:
         original.state.deleted_at = when
         self.store.put_json(rec.storage_key, original.model_dump(mode="json"))  # S3 first
         if rec.tier == "cold":
-            from agent_memory.tiering import load_cold, save_cold
-
-            save_cold(self, rec.user_id, [r.model_copy(update={"deleted_at": when}) if r.id == memory_id else r
-                                          for r in load_cold(self, rec.user_id)])
+            save_cold(self.store, self.settings.cold_prefix, rec.user_id,
+                      [r.model_copy(update={"deleted_at": when}) if r.id == memory_id else r
+                       for r in self._cold(rec.user_id)])
         else:
             self.index.set_state(memory_id, rec.is_active, when)
         return rec.model_copy(update={"deleted_at": when})
@@ -679,8 +708,6 @@ class Memory:
     def selfcheck(self) -> dict[str, Any]:
         """The canary: write a memory for a reserved user, recall it at once (Strong), check it
         ranks first, erase it. Returns ``ok`` and timings; never raises for a failed check."""
-        from agent_memory.selfcheck import run_selfcheck
-
         return run_selfcheck(self)
 
     def close(self) -> None:

@@ -29,29 +29,19 @@ from typing import TYPE_CHECKING, Any
 from agent_memory.errors import ArchivedError, NotFoundError
 from agent_memory.filters import MemoryFilter
 from agent_memory.model import IndexRecord, Original, utcnow
+from agent_memory.store import cold
 from agent_memory.store.keys import user_prefix
 
 if TYPE_CHECKING:
     from agent_memory.service import Memory
 
 
-def manifest_key(memory: Memory, user_id: str) -> str:
-    return f"{user_prefix(memory.settings.cold_prefix, user_id)}manifest.json"
-
-
 def load_cold(memory: Memory, user_id: str) -> list[IndexRecord]:
-    try:
-        doc = memory.store.get_json(manifest_key(memory, user_id))
-    except NotFoundError:
-        return []
-    return [IndexRecord.model_validate(r | {"tier": "cold"}) for r in doc.get("memories", [])]
+    return cold.load_cold(memory.store, memory.settings.cold_prefix, user_id)
 
 
 def save_cold(memory: Memory, user_id: str, records: list[IndexRecord]) -> None:
-    unique = {r.id: r for r in records}
-    memory.store.put_json(manifest_key(memory, user_id), {
-        "user_id": user_id, "updated_at": utcnow().isoformat(),
-        "memories": [r.model_dump(mode="json") for r in sorted(unique.values(), key=lambda r: (r.created_at, r.id))]})
+    cold.save_cold(memory.store, memory.settings.cold_prefix, user_id, records)
 
 
 def recently_recalled(memory: Memory, user_id: str, since: datetime) -> set[str]:
@@ -105,8 +95,8 @@ def tier_user(memory: Memory, user_id: str, now: datetime | None = None, dry_run
             continue
         original.state.tier, original.state.cold_at = "cold", now
         memory.store.put_json(r.storage_key, original.model_dump(mode="json"))
-    cold = [r.model_copy(update={"tier": "cold"}) for r in todo]
-    save_cold(memory, user_id, [*load_cold(memory, user_id), *cold])  # 2. the manifest
+    moved = [r.model_copy(update={"tier": "cold"}) for r in todo]
+    save_cold(memory, user_id, [*load_cold(memory, user_id), *moved])  # 2. the manifest
     memory.index.delete([r.id for r in todo])  # 3. the index
     report.moved_cold += len(todo)
     report.per_user[user_id] = len(todo)
@@ -124,27 +114,6 @@ def tier_all(memory: Memory, now: datetime | None = None, dry_run: bool = False,
 
 
 def rehydrate(memory: Memory, user_id: str, limit: int | None = None) -> dict[str, Any]:
-    """Re-embed and re-index up to ``limit`` of the user's cold memories, newest first."""
-    cold = load_cold(memory, user_id)
-    if not cold:
-        return {"rehydrated": 0, "archived_pending": 0, "remaining_cold": 0}
-    limit = memory.settings.rehydrate_limit if limit is None else limit
-    batch = sorted(cold, key=lambda r: (r.created_at, r.id), reverse=True)[:limit]
-    fetched = memory.store.fetch([r.storage_key for r in batch])
-    originals = []
-    for r in batch:
-        doc = fetched.docs.get(r.storage_key)
-        if doc is None:
-            continue
-        original = Original.model_validate(doc)
-        original.state.tier, original.state.cold_at = "hot", None
-        memory.store.put_json(r.storage_key, original.model_dump(mode="json"))
-        originals.append(original)
-    for key in fetched.archived:
-        memory.store.restore(key)
-    if originals:
-        memory.index_originals(originals)
-    done = {o.memory_id for o in originals}
-    remaining = [r for r in cold if r.id not in done]
-    save_cold(memory, user_id, remaining)
-    return {"rehydrated": len(done), "archived_pending": len(fetched.archived), "remaining_cold": len(remaining)}
+    """Re-embed and re-index up to ``limit`` of the user's cold memories, newest first
+    (:meth:`agent_memory.Memory.rehydrate`)."""
+    return memory.rehydrate(user_id, limit)

@@ -29,7 +29,9 @@ from typing import Any
 import numpy as np
 
 from agent_memory.config import Settings
+from agent_memory.errors import BackendUnavailableError
 from agent_memory.judge import corpus, load_judge
+from agent_memory.pipeline.drafts import screen_turns
 from agent_memory.pipeline.trigger import decide
 
 Progress = Callable[[str, int], None]
@@ -40,6 +42,14 @@ NOW = datetime(2026, 3, 2, 10, tzinfo=UTC)
 def _pct(values: Iterable[bool]) -> float | None:
     v = list(values)
     return round(sum(v) / len(v), 3) if v else None
+
+
+def _screen(judge: Any, embedder: Any) -> Callable[[list[str]], list[Any]]:
+    """The trigger as the service runs it (:meth:`agent_memory.Memory.screen`)."""
+    def screen(texts: list[str]) -> list[Any]:
+        vectors = list(embedder.embed_documents(texts)) if judge.uses_vectors and texts else None
+        return list(judge.turns(texts, vectors))
+    return screen
 
 
 def _trigger_scores(rows: list[dict[str, Any]], got: list[bool]) -> dict[str, Any]:
@@ -62,9 +72,7 @@ def trigger(settings: Settings | None = None, on_progress: Progress | None = Non
         rows = data.part(split)
         texts = [r["text"] for r in rows]
         t0 = time.perf_counter()
-        vectors = list(embedder.embed_documents(texts)) if judge.uses_vectors else None
-        t_embed = time.perf_counter()
-        verdicts = judge.turns(texts, vectors)
+        verdicts = screen_turns(texts, _screen(judge, embedder))
         t_judge = time.perf_counter()
         got = [v.keep for v in verdicts]
         rules = [decide(t).keep for t in texts]
@@ -84,8 +92,7 @@ def trigger(settings: Settings | None = None, on_progress: Progress | None = Non
         part["uncertain_share"] = _pct(v.uncertain for v in verdicts)
         part["mistakes"] = [{"id": r["id"], "text": r["text"][:160], "keep": r["keep"], "category": r["category"],
                              "score": v.score} for r, v in zip(rows, verdicts, strict=True) if v.keep != r["keep"]]
-        part["ms_per_turn"] = {"embed": round((t_embed - t0) * 1e3 / max(1, len(rows)), 3),
-                               "model": round((t_judge - t_embed) * 1e3 / max(1, len(rows)), 3)}
+        part["ms_per_turn"] = round((t_judge - t0) * 1e3 / max(1, len(rows)), 3)
         out[split] = part
         if on_progress:
             on_progress("trigger", len(rows))
@@ -278,8 +285,7 @@ def locomo_observations(path: Path, settings: Settings | None = None) -> dict[st
                     texts.append(t["text"])
                     labels.append(t["dia_id"] in observed)
                 n += 1
-        vectors = list(embedder.embed_documents(texts)) if judge.uses_vectors else None
-        got = np.array([v.keep for v in judge.turns(texts, vectors)])
+        got = np.array([v.keep for v in screen_turns(texts, _screen(judge, embedder))])
         rules = np.array([decide(t).keep for t in texts])
         y = np.array(labels)
         out[group] = {"turns": len(texts), "observed_turns": int(y.sum())}
@@ -313,4 +319,70 @@ def diversity(settings: Settings | None = None, threshold: float = 0.9) -> dict[
                      "heldout_with_a_near_duplicate_in_train": round(float(cross.mean()), 3) if cross.size else 0.0,
                      "distinct_openings_share": round(len(openings) / len(rows), 3),
                      "top_openings": openings.most_common(5)}
+    return out
+
+
+def cascade(llm: Any, settings: Settings | None = None, limit: int | None = None,
+            on_progress: Progress | None = None) -> dict[str, Any]:
+    """What the language model adds over the small models alone on the held-out split, and what
+    it costs: the trigger's uncertain turns decided by ``llm.extract`` (kept when it extracts
+    anything), the change model's uncertain pairs by ``llm.judge_change``. Pairs are judged
+    directly (existing vs new), not through the write path. ``limit`` caps the rows per set."""
+    from agent_memory.embed import make_embedder
+
+    s = settings or Settings()
+    embedder = make_embedder(s)
+    judge = load_judge(embedder.info.provider)
+    turns = corpus.load("turns").heldout[:limit]
+    texts = [r["text"] for r in turns]
+    verdicts = screen_turns(texts, _screen(judge, embedder))
+    asked = errors = 0
+    t0 = time.perf_counter()
+    with_llm = []
+    for r, tv in zip(turns, verdicts, strict=True):
+        keep = tv.keep
+        if tv.uncertain:
+            asked += 1
+            try:
+                keep = bool(llm.extract(r["text"], NOW))
+            except BackendUnavailableError:  # in the service the message is retried; here it counts
+                errors += 1
+        with_llm.append(keep)
+        if on_progress:
+            on_progress("cascade", 1)
+    t_turns = time.perf_counter() - t0
+    out: dict[str, Any] = {"llm": str(getattr(llm, "model_path", getattr(llm, "name", "?"))), "turns": {
+        "rows": len(turns), "sent_to_llm": asked, "llm_errors": errors,
+        "llm_s_per_turn_sent": round(t_turns / max(1, asked), 3),
+        "llm_ms_per_turn_overall": round(t_turns * 1e3 / max(1, len(turns)), 1),
+        "small_model": _trigger_scores(turns, [v.keep for v in verdicts]),
+        "cascade": _trigger_scores(turns, with_llm)}}
+    pairs = corpus.load("pairs").heldout[:limit]
+    va = embedder.embed_documents([r["existing"] for r in pairs])
+    vb = embedder.embed_documents([r["new"] for r in pairs])
+    small, mixed = [], []
+    asked = errors = 0
+    t0 = time.perf_counter()
+    for r, a, b in zip(pairs, va, vb, strict=True):
+        [v] = judge.change([r["existing"]], r["new"], [a], b, [float(a @ b)])
+        small.append(v.label)
+        if v.uncertain:
+            asked += 1
+            try:
+                v = llm.judge_change(r["existing"], r["new"], v)
+            except BackendUnavailableError:
+                errors += 1
+        mixed.append(v.label)
+        if on_progress:
+            on_progress("cascade", 1)
+    t_pairs = time.perf_counter() - t0
+
+    def pair_scores(got: list[str]) -> dict[str, Any]:
+        return {c: _pct(g == c for r, g in zip(pairs, got, strict=True) if r["label"] == c)
+                for c in corpus.PAIR_LABELS} | {
+            "unrelated_wrongly_superseded": _pct(g == "new_version" for r, g in zip(pairs, got, strict=True)
+                                                 if r["label"] == "unrelated")}
+    out["pairs"] = {"rows": len(pairs), "sent_to_llm": asked, "llm_errors": errors,
+                    "llm_s_per_pair_sent": round(t_pairs / max(1, asked), 3),
+                    "small_model": pair_scores(small), "cascade": pair_scores(mixed)}
     return out

@@ -27,6 +27,8 @@ from agent_memory.config import Settings
 from agent_memory.lexical import bm25_scores
 
 KS = (1, 5, 10, 20)
+EXTRACTED_TOP_K = 3 * max(KS)
+"""Memories asked for per question in the extracted mode (its recall@k counts distinct turns)."""
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 
 
@@ -106,7 +108,8 @@ def run_extracted(convs: list[Conversation], settings: Settings,
     LoCoMo turn, ``"Speaker: text"``) and the write pipeline decides what to keep, extracts
     statements, checks duplicates and topic versions, as it does for a caller. A memory counts
     for the turn it came from (its provenance), so recall@k is the share of evidence turns among
-    the turns behind the top k memories. ``evidence_kept_pct`` is its ceiling: the share of
+    the first k distinct turns behind the recalled memories (``EXTRACTED_TOP_K`` of them: one turn
+    may leave several statements). ``evidence_kept_pct`` is its ceiling: the share of
     evidence turns that left any memory at all."""
     from agent_memory.service import Memory
 
@@ -143,8 +146,11 @@ def run_extracted(convs: list[Conversation], settings: Settings,
                 evidence = set(q["evidence"])
                 evidence_total += len(evidence)
                 evidence_kept += len(evidence & kept_here)
-                hits = memory.recall(user_id=user, query=q["question"], top_k=max(KS), log=False)
-                result.add(list(dict.fromkeys(dia_of[h.memory_id] for h in hits)), evidence, int(q["category"]))
+                # k counts turns: a turn may leave several statements, so ask for enough memories
+                # to name max(KS) distinct turns, as the turn mode's top 20 does
+                hits = memory.recall(user_id=user, query=q["question"], top_k=EXTRACTED_TOP_K, log=False)
+                named = list(dict.fromkeys(dia_of[h.memory_id] for h in hits))[:max(KS)]
+                result.add(named, evidence, int(q["category"]))
                 if on_progress:
                     on_progress("extract-questions", 1)
         memory.close()

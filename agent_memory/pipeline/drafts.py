@@ -75,6 +75,49 @@ Screen = Callable[[list[str]], list[TurnVerdict]]
 """Texts -> the trigger model's verdicts (the embedding is computed inside)."""
 
 
+MAX_SCREENED_CHARS = 600
+
+
+def _screenable(text: str) -> list[str]:
+    """The sentences of a turn that are screened one by one: a single paragraph of a few
+    sentences ("Wow, great! Anyway, I took my turtles to the beach yesterday."). A turn with
+    line breaks or a long one is mostly a request with pasted material, whose sentences are
+    somebody else's words."""
+    parts = sentences(text)
+    return parts if len(parts) > 1 and "\n" not in text.strip() and len(text) <= MAX_SCREENED_CHARS else []
+
+
+def screen_turns(texts: list[str], screen: Screen) -> list[TurnVerdict]:
+    """The trigger on each turn and on each sentence of a short multi-sentence turn (one
+    ``screen`` call for all): a turn is kept when it is, or when one of its sentences is. A fact
+    inside chit-chat is the usual shape of person-to-person talk: judged whole, LoCoMo's turns
+    that yield an observation were kept 43 % of the time (conversations 0-2), sentence by
+    sentence 90 %; on the training turns 5 points more noise is kept."""
+    split = [_screenable(t) for t in texts]
+    verdicts = screen([*texts, *(p for parts in split for p in parts)])
+    whole, rest = verdicts[:len(texts)], iter(verdicts[len(texts):])
+    out = []
+    for w, parts in zip(whole, split, strict=True):
+        best = max(([next(rest) for _ in parts]), key=lambda v: v.score, default=None)
+        if not w.keep and best is not None and best.keep:
+            w = TurnVerdict(True, best.score, best.memory_type, best.uncertain or w.uncertain,
+                            f"a sentence kept: {best.reason}")
+        out.append(w)
+    return out
+
+
+def _memo(screen: Screen) -> Screen:
+    """``screen`` that judges each distinct text once per request (sentences are judged when the
+    turn is screened and again when its statements are written)."""
+    seen: dict[str, TurnVerdict] = {}
+
+    def call(texts: list[str]) -> list[TurnVerdict]:
+        new = [t for t in dict.fromkeys(texts) if t not in seen]
+        seen.update(zip(new, screen(new) if new else [], strict=True))
+        return [seen[t] for t in texts]
+    return call
+
+
 def _judged(texts: list[str], verdicts: list[TurnVerdict], screen: Screen, when: list[datetime]
             ) -> list[list[Statement]]:
     """Statements of the turns the trigger model kept: each sentence the model keeps on its own
@@ -115,8 +158,9 @@ def drafts(req: RememberRequest, now: datetime, chunk_tokens: int = 640, chunk_o
     whens = {i: msgs[i].created_at or req.created_at or now for i in live}
     judged: dict[int, tuple[list[Statement], dict[str, Any]]] = {}
     if screen is not None:
+        screen = _memo(screen)
         users = [i for i in live if msgs[i].role == "user"]
-        verdicts = screen([msgs[i].content for i in users])
+        verdicts = screen_turns([msgs[i].content for i in users], screen)
         def to_model(v: TurnVerdict) -> bool:
             return uncertain is not None and (v.uncertain or (model_extracts_kept and v.keep))
 

@@ -85,7 +85,8 @@ def test_bench_on_a_milvus_server_measures_after_its_index_is_built(milvus_serve
     settings = bench.temp_settings(Settings(), milvus_server, "file", None, None)
     result = bench.run(150, 4, settings, recall_queries=10, label="tiny-server")
     assert result["index"] == "milvus-server" and result["index_build_wait_s"] >= 0
-    assert set(result["recall_phases_ms_c1"]) == {"embed", "search", "rank", "fetch", "log"}
+    assert set(result["recall_phases_ms_c1"]) == {"embed", "gate", "search", "rank", "fetch", "log"}
+    assert result["ingest_worker_judged_memories_per_s"] > 0
     cold = result["handler_cold_start"]
     assert min(cold.values()) > 0
     assert cold["total_s"] == pytest.approx(cold["import_s"] + cold["clients_s"] + cold["model_s"], abs=0.01)
