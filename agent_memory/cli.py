@@ -76,13 +76,15 @@ def recall(
     min_score: Annotated[float | None, typer.Option(help="Similarity floor (default: the model's).")] = None,
     include_inferred: Annotated[bool, typer.Option("--include-inferred")] = False,
     include_cold: Annotated[bool, typer.Option("--include-cold", help="Re-hydrate the cold tier first.")] = False,
+    no_gate: Annotated[bool, typer.Option("--no-gate", help="Search even when nothing personal is asked.")] = False,
     as_json: AsJson = False,
     data_dir: DataDir = None,
 ) -> None:
     """Recall the memories most relevant to a query, with their score parts."""
     try:
         result = _memory(data_dir).recall(user_id=user, query=query, top_k=top_k, min_score=min_score,
-                                          include_inferred=include_inferred, include_cold=include_cold)
+                                          include_inferred=include_inferred, include_cold=include_cold,
+                                          gate=False if no_gate else None)
     except AgentMemoryError as exc:
         raise _fail(exc) from None
     if as_json:
@@ -96,7 +98,9 @@ def recall(
                       f"x importance {p.importance_weight:.2f} x {h.memory_type} {p.type_weight:.2f}",
                       highlight=False)
         console.print(f"   {h.created_at.date().isoformat()}  {h.source}  id {h.memory_id}", highlight=False)
-    if not result:
+    if result.gate is not None and result.gate["decision"] == "nothing":
+        console.print(f"(nothing: {result.gate['reason']})", markup=False, highlight=False)
+    elif not result:
         console.print("(no memory above min_score)")
 
 
@@ -400,6 +404,11 @@ def _eval_judge(out: Path, data: Path) -> None:
             for lang in ("all", "en", "zh")],
             ("lang", "pairs", "new version: chain + newest first", "unrelated superseded", "duplicate found",
              "hard unrelated changed", "confusion"))
+    result["rules_set"] = judge_eval.rules_set()
+    r = result["rules_set"]["all"]
+    console.print(f"the rules' own labelled set ({r['model']['turns']} user turns, another writer, never trained on): "
+                  f"model kept {r['model']['worth_keeping_kept']} / dropped {r['model']['noise_dropped']}; rules "
+                  f"(fitted to it) {r['rules']['worth_keeping_kept']} / {r['rules']['noise_dropped']}")
     result["locomo_observations"] = judge_eval.locomo_observations(data)
     for group, r in result["locomo_observations"].items():
         if isinstance(r, dict):

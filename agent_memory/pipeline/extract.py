@@ -55,6 +55,8 @@ class Statement:
     reasons: list[str] = field(default_factory=list)
     said: str = ""
     """The words the statement was made from (what gets embedded)."""
+    turn: str = ""
+    """The whole short turn the sentence came from, embedded instead of ``said`` when set."""
 
 
 def _third_person_en(s: str) -> str:

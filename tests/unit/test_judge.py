@@ -134,3 +134,19 @@ def test_training_runs_end_to_end_on_a_tiny_corpus(tmp_path: Path) -> None:
 def test_loading_a_set_needs_the_split(tmp_path: Path, name: str) -> None:
     with pytest.raises((FileNotFoundError, ValueError)):
         corpus.load(name, data=tmp_path)
+
+
+def test_a_short_turn_is_kept_when_one_of_its_sentences_is() -> None:
+    from agent_memory.judge.models import TurnVerdict
+    from agent_memory.pipeline.drafts import screen_turns
+
+    def fake(texts: list[str]) -> list[TurnVerdict]:  # keeps exactly the sentences about turtles
+        return [TurnVerdict("turtle" in t and "!" not in t, 0.9 if "turtle" in t else 0.1, "event", False, "fake")
+                for t in texts]
+
+    chat = "Wow, great! Anyway I took my turtles to the beach yesterday."
+    pasted = "Summarize this:\nWow, great! Anyway I took my turtles to the beach yesterday."
+    short, long_one, noise = screen_turns([chat, pasted, "Wow, great! Thanks a lot."], fake)
+    assert short.keep and short.reason.startswith("a sentence kept") and short.memory_type == "event"
+    assert not long_one.keep  # a request with pasted text is judged whole: its sentences are not the user's
+    assert not noise.keep

@@ -84,3 +84,21 @@ def test_token_budget_keeps_the_best_memories_in_time_order() -> None:
     assert numbers == sorted(numbers, reverse=True)  # oldest first = highest "days" first
     assert set(numbers) == set(range(len(kept)))  # the best-scored ones were kept
     assert system_prompt("Base.", []) == "Base."
+
+
+def test_a_superseded_version_lends_its_match_to_its_successor_and_never_comes_back() -> None:
+    from agent_memory.ranking import Candidate, carry_versions
+
+    def cand(mid: str, sim: float, active: bool, topic: str | None, relevance: float | None = None) -> Candidate:
+        rec = hit(sim, mid=mid).record.model_copy(update={"is_active": active, "topic_id": topic})
+        return Candidate(rec, sim, 0.0, relevance)
+
+    old = cand("acme", 0.6, False, "job", 0.9)  # "I work at Acme": the question's words
+    new = cand("globex", 0.1, True, "job", 0.2)  # "I left, I'm at Globex now": the answer
+    other = cand("cat", 0.3, True, None, 0.5)
+    stale = cand("stale", 0.9, False, "gone", 1.0)  # superseded, its successor not among them
+    out = carry_versions([old, new, other, stale])
+    assert [c.record.id for c in out] == ["globex", "cat"]  # inactive rows never come back
+    assert out[0].relevance == 0.9 and out[0].similarity == 0.6 and out[0].via == "acme"
+    parts = rank(out, NOW, RankingParams(min_score=0.2), top_k=5)
+    assert parts[0].parts.via_version == "acme" and parts[1].hit.via is None
