@@ -10,7 +10,7 @@ Threshold choices (each from out-of-fold probabilities, so not fitted to memoris
   true memory: the costlier mistake);
 - query gate: the highest threshold on P(personal) that still passes >= ``PERSONAL_TARGET`` of
   the personal queries.
-The cascade band of each is the probability range around its threshold that holds most of the
+The cascade band of each is the probability range around its threshold that holds half of the
 out-of-fold mistakes (there a language model, when configured, decides).
 """
 
