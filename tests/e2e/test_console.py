@@ -56,7 +56,7 @@ def test_console_timeline_recall_forget_versions_and_log(mirror: RunningMirror, 
         [globex] = c.remember(user, "I now work at Globex", topic_id="employer")
         [coffee] = c.remember(user, "I take my coffee black", memory_type="preference")
         c.remember("someone-else", "unrelated")
-    wait = WebDriverWait(browser, 20)
+    wait = WebDriverWait(browser, 60)  # generous: the suite runs on 2 loaded cores
 
     def text_of(css: str) -> str:
         return str(wait.until(ec.visibility_of_element_located((By.CSS_SELECTOR, css))).text)
