@@ -68,8 +68,10 @@ EXTRACT_SCHEMA: dict[str, Any] = {"type": "array", "maxItems": 3, "items": {
     "type": "object", "required": ["text", "type", "importance"],
     "properties": {"text": {"type": "string", "minLength": 1, "maxLength": 160},
                    "type": {"type": "string", "enum": list(MEMORY_TYPES)},
-                   "topic": {"type": ["string", "null"]},
-                   "importance": {"type": "number", "minimum": 0, "maximum": 1}}}}
+                   "topic": {"type": ["string", "null"], "maxLength": 40},
+                   # a number's digits are unbounded in a grammar: a small model looping on
+                   # "0.5000..." would run past max_tokens, so importance is one of eleven steps
+                   "importance": {"enum": [round(i / 10, 1) for i in range(11)]}}}}
 
 
 class LLM(ABC):
@@ -119,7 +121,7 @@ class _ChatLLM(LLM):
                 rules_value, reasons = importance(str(item["text"]), kind)
                 value = float(item.get("importance", rules_value))
                 # the model's importance, never below what the rule boosts say
-                out.append(Statement(str(item["text"]).strip(), kind, item.get("topic") or None,
+                out.append(Statement(str(item["text"]).strip(), kind, _topic(item.get("topic")),
                                      round(min(1.0, max(value, rules_value)), 2), [f"{self.name} model", *reasons]))
             return [s for s in out if s.text]
         except (ValueError, KeyError, TypeError) as exc:
@@ -253,6 +255,12 @@ def make_llm(settings: Settings) -> LLM:
     if settings.llm_provider == "bedrock":
         return BedrockLLM(settings.llm_model, settings.aws_region)
     return OfflineLLM()
+
+
+def _topic(value: Any) -> str | None:
+    """A model's topic only when it is a valid id ("employer"); a small model may copy the
+    prompt's list ("employer|city|...") or invent prose: versions are the change model's job."""
+    return value if isinstance(value, str) and re.fullmatch(r"[A-Za-z0-9_\-.:]{1,64}", value) else None
 
 
 def _strip_fences(text: str) -> str:
