@@ -28,7 +28,13 @@ from typing import Any
 from agent_memory.audit import RecallLog
 from agent_memory.config import Settings
 from agent_memory.embed import Embedder, make_embedder
-from agent_memory.errors import AgentMemoryError, ArchivedError, InvalidInputError, NotFoundError
+from agent_memory.errors import (
+    AgentMemoryError,
+    ArchivedError,
+    BackendUnavailableError,
+    InvalidInputError,
+    NotFoundError,
+)
 from agent_memory.filters import MemoryFilter
 from agent_memory.ids import memory_id_for_key, new_memory_id, validate_id, validate_memory_id
 from agent_memory.index import VectorIndex, open_index
@@ -300,10 +306,17 @@ class Memory:
             sims = [float(vecs[text] @ vecs[t]) if vecs else h.similarity for t, h in zip(olds, hits, strict=True)]
             found = self.judge.change(olds, text, [vecs.get(t) for t in olds], vecs.get(text), sims)
             if self.llm.name != "offline":  # the cascade: a language model decides the uncertain pairs
-                found = [self.llm.judge_change(old, text, v) if v.uncertain else v
-                         for old, v in zip(olds, found, strict=True)]
+                found = [self._ask_llm(old, text, v) if v.uncertain else v for old, v in zip(olds, found, strict=True)]
             out.append(found)
         return out
+
+    def _ask_llm(self, old: str, new: str, verdict: ChangeVerdict) -> ChangeVerdict:
+        """The language model on an uncertain pair; when it fails, the change model's verdict stands
+        (the model refines the small one's decision, it is not needed for one)."""
+        try:
+            return self.llm.judge_change(old, new, verdict)
+        except BackendUnavailableError:
+            return verdict
 
     def _statement_vectors(self, texts: list[str]) -> dict[str, Any]:
         """Vectors of statements for the change model, recent ones cached: a worker meets the same

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from agent_memory.errors import BackendUnavailableError
 from agent_memory.judge.models import TurnVerdict
 from agent_memory.model import RememberRequest
 from agent_memory.pipeline.extract import Statement, extract, sentences, statement
@@ -177,7 +178,14 @@ def drafts(req: RememberRequest, now: datetime, chunk_tokens: int = 640, chunk_o
                                      "decided_by": "trigger model"}
         for i, v in zip(users, verdicts, strict=True):
             if uncertain is not None and to_model(v):
-                found = uncertain(msgs[i].content, whens[i])
+                try:
+                    found = uncertain(msgs[i].content, whens[i])
+                except BackendUnavailableError as exc:  # the model is an enhancer: its failure
+                    [found] = _judged([msgs[i].content], [v], screen, [whens[i]])  # leaves the small model's
+                    judged[i] = found, {"kind": v.memory_type, "score": v.score, "decided_by": "trigger model",
+                                        "reason": f"{v.reason}; the language model failed ({exc}), the trigger "
+                                                  "model decided"}
+                    continue
                 note = "uncertain, the language model decided" if v.uncertain else "kept; the language model extracted"
                 judged[i] = found, {"kind": found[0].memory_type if found else None, "score": v.score,
                                     "reason": f"{v.reason}; {note}", "decided_by": "language model"}

@@ -63,7 +63,7 @@ def test_console_timeline_recall_forget_versions_and_log(mirror: RunningMirror, 
 
     browser.get(f"{mirror.url}/console")  # redirects to console/index.html
     assert browser.current_url.endswith("/console/index.html")
-    assert "enter a valid API key" in text_of("#status")
+    wait.until(lambda b: "enter a valid API key" in b.find_element(By.ID, "status").text)  # set after a 403
     browser.find_element(By.ID, "api-key").send_keys(key)
     browser.find_element(By.CSS_SELECTOR, "#key-form button").click()
     wait.until(lambda b: user in b.find_element(By.ID, "users").text)
