@@ -180,8 +180,9 @@ def drafts(req: RememberRequest, now: datetime, chunk_tokens: int = 640, chunk_o
             if uncertain is not None and to_model(v):
                 try:
                     found = uncertain(msgs[i].content, whens[i])
-                except BackendUnavailableError as exc:  # the model is an enhancer: its failure
-                    [found] = _judged([msgs[i].content], [v], screen, [whens[i]])  # leaves the small model's
+                except BackendUnavailableError as exc:
+                    # the model refines decisions; when it fails, the trigger model's verdict stands
+                    [found] = _judged([msgs[i].content], [v], screen, [whens[i]])
                     judged[i] = found, {"kind": v.memory_type, "score": v.score, "decided_by": "trigger model",
                                         "reason": f"{v.reason}; the language model failed ({exc}), the trigger "
                                                   "model decided"}
