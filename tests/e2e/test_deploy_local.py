@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -47,7 +48,7 @@ TIMINGS: dict[str, float] = {}
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningMirror]:
-    data = tmp_path_factory.mktemp("deploy-local") / "data"
+    data = tmp_path_factory.mktemp("deploy-local") / ".local"  # the README's curl reads .local/api_key
     data.mkdir()
     t0 = time.perf_counter()
     m = start_mirror(data, 0, 0, "--emulator", "localstack-stack", timeout_s=900)
@@ -171,21 +172,34 @@ def test_deployed_api_methods_and_key(stack: RunningMirror) -> None:
     assert with_key.status_code != 403 and with_key.status_code >= 500
 
 
-def test_remember_and_recall_through_the_deployed_key_and_queue(stack: RunningMirror) -> None:
-    user = "stack-user"
+def readme_curl(port: int) -> tuple[str, str]:
+    """The README's two curl commands (remember, recall) as written, with the key line before each
+    and the mirror's port instead of 8000."""
+    text = (ROOT / "README.md").read_text()
+    block = text.split("**Over HTTP against `make up`**")[1].split("```bash\n")[1].split("```")[0]
+    lines = [ln for ln in block.replace("\\\n", " ").splitlines() if ln and not ln.startswith("#")]
+    key, remember, recall = (ln.replace("localhost:8000", f"127.0.0.1:{port}") for ln in lines)
+    return f"{key}; {remember}", f"{key}; {recall}"
+
+
+def test_readme_curl_through_the_deployed_key_and_queue(stack: RunningMirror) -> None:
+    """POST 202 -> the deployed queue -> the ingest handler -> recall, by the README's own commands."""
+    user = "u1"  # the README's
     assert httpx.post(f"{stack.url}/v1/recall", json={"user_id": user, "query": "q"}, timeout=30).status_code == 403
-    with stack.client() as c:  # the deployed API key, as the README's curl sends it
-        t0 = time.perf_counter()
-        r = c.post("/v1/memories", json={"user_id": user, "content": "我对花生过敏", "importance": 0.9})
-        assert r.status_code == 202, r.text
-        [mid] = r.json()["memory_ids"]
+    remember, recall = readme_curl(stack.api_port)
 
-        def recalled() -> bool:
-            hits = c.post("/v1/recall", json={"user_id": user, "query": "点餐时要注意什么"}).json()["memories"]
-            return [h["memory_id"] for h in hits] == [mid]
+    def sh(cmd: str) -> dict[str, Any]:
+        out = subprocess.run(["bash", "-c", cmd], cwd=stack.data_dir.parent, capture_output=True, text=True,
+                             timeout=60, check=True)
+        doc: dict[str, Any] = json.loads(out.stdout)
+        return doc
 
-        wait_until(recalled, timeout_s=60, every_s=0.5)
-        TIMINGS["remember_to_recalled"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    queued = sh(remember)
+    assert queued["status"] == "queued", queued
+    [mid] = queued["memory_ids"]
+    wait_until(lambda: [h["memory_id"] for h in sh(recall)["memories"]] == [mid], timeout_s=60, every_s=0.5)
+    TIMINGS["remember_to_recalled"] = time.perf_counter() - t0
     head = aws(stack, "s3").head_object(Bucket=stack.info["bucket"], Key=f"memories/{user}/{mid}.json")
     assert head["ServerSideEncryption"] == "AES256"
     sqs = aws(stack, "sqs")
