@@ -170,6 +170,9 @@ def test_deployed_api_methods_and_key(stack: RunningMirror) -> None:
                           headers={"x-api-key": key["value"]})
     # the key is accepted; the function is then refused by the executor (no container, ever)
     assert with_key.status_code != 403 and with_key.status_code >= 500
+    log = (stack.data_dir / "localstack" / "localstack.log").read_text()
+    assert "agent-memory: LocalStack does not run this function" in log
+    assert "DockerNotAvailable" not in log and "Failed to pull Docker image" not in log
 
 
 def readme_curl(port: int) -> tuple[str, str]:
