@@ -89,8 +89,6 @@ class Mirror:
         on_stack = o.emulator == "localstack-stack"
         if on_stack and (o.s3 != "emulator" or o.s3_endpoint or o.sqs_endpoint):
             raise ValueError("localstack-stack binds to the deployed stack's bucket and queues: no other S3/SQS")
-        if on_stack:  # LocalStack keeps no state across restarts: each start deploys a fresh stack
-            shutil.rmtree(self.stack_dir, ignore_errors=True)
         self.api_key = "" if on_stack else self._api_key()
         s3_url = o.s3_endpoint
         if not s3_url and o.s3 == "seaweedfs":
@@ -182,6 +180,9 @@ class Mirror:
         from agent_memory.local.deployed_stack import deploy_and_bind
         from agent_memory.secrets import resolve_index_token
 
+        # LocalStack keeps no state across restarts: each start deploys a fresh stack, so the index
+        # of the last one goes too (wiped only now that this start's LocalStack holds its port)
+        shutil.rmtree(self.stack_dir, ignore_errors=True)
         self.stack = stack = deploy_and_bind(endpoint, s.aws_region, self.stack_dir)
         self.queues = stack.queues
         self.api_key = stack.api_key
