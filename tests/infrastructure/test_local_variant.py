@@ -83,3 +83,17 @@ def test_resolver_evaluates_refs_joins_and_queue_names_and_refuses_the_rest() ->
         except UnresolvableError:
             continue
         raise AssertionError(f"{bad} resolved")
+
+
+def test_a_rule_without_id_gets_one_and_unresolvable_settings_are_reported_not_guessed() -> None:
+    """The access-log bucket's rule has no Id (LocalStack refuses such a rule; AWS makes one up), and
+    a property with an intrinsic function not evaluated here is listed as not applied, before any
+    call is made (the clients are never touched, so None stands in for them)."""
+    from agent_memory.local.stack_gaps import apply_dropped
+
+    assert s3_lifecycle_rules({"Rules": [{"ExpirationInDays": 365, "Status": "Enabled"}]}) == [
+        {"ID": "rule-0", "Status": "Enabled", "Filter": {"Prefix": ""}, "Expiration": {"Days": 365}}]
+    template = {"Resources": {"Dash": {"Type": "AWS::CloudWatch::Dashboard",
+                                       "Properties": {"DashboardBody": {"Fn::Sub": "${AWS::Region}"}}}}}
+    report = apply_dropped(template, StackView({"Dash": "d"}, "us-east-1"), None, None, None)
+    assert report.applied == [] and report.failed == ["AWS::CloudWatch::Dashboard Dash: Fn::Sub is not evaluated here"]
