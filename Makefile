@@ -3,7 +3,8 @@
 #   make test  lint, type-check and run the whole test suite
 # Options for `make up`: INDEX=milvus (a real Milvus server on loopback) or INDEX=helix (the
 # embedded HelixDB engine), MIRROR=localstack
-# (LocalStack instead of moto), S3=seaweedfs (a real S3 server process), DOCKER=1 (containers
+# (LocalStack instead of moto), MIRROR=localstack-stack (the CDK template deployed into LocalStack;
+# also `make deploy-local`), S3=seaweedfs (a real S3 server process), DOCKER=1 (containers
 # from localstack/docker-compose.yml), PORT=8000.
 PYTHON ?= python3
 VENV   ?= .venv
@@ -19,7 +20,7 @@ INDEX  ?= lite
 PORT   ?= 8000
 COMPOSE ?= $(shell docker compose version >/dev/null 2>&1 && echo "docker compose" || echo docker-compose)
 
-.PHONY: up down test lint typecheck unit install clean synth localstack
+.PHONY: up down test lint typecheck unit install clean synth localstack deploy-local
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -48,7 +49,7 @@ localstack: $(LS_STAMP)
 install: $(STAMP) $(NODE_STAMP)
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check agent_memory lambdas stacks app.py tests examples
+	$(VENV)/bin/ruff check agent_memory lambdas stacks app.py tests examples localstack/plugin
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy agent_memory lambdas stacks app.py examples
@@ -71,9 +72,14 @@ up: $(STAMP)
 	$(VENV)/bin/agent-memory up --port $(PORT) --s3-endpoint http://127.0.0.1:9000 \
 	  --sqs-endpoint http://127.0.0.1:4566 --index-uri $(DOCKER_INDEX)
 else
-up: $(STAMP) $(if $(filter localstack,$(MIRROR)),$(LS_STAMP))
+up: $(STAMP) $(if $(filter localstack%,$(MIRROR)),$(LS_STAMP)) $(if $(filter localstack-stack,$(MIRROR)),$(NODE_STAMP))
 	$(VENV)/bin/agent-memory up --port $(PORT) --index $(INDEX) --emulator $(MIRROR) --s3 $(S3)
 endif
+
+# The app's own CDK template (-c local=true) deployed into host LocalStack with `cdk bootstrap` and
+# `cdk deploy`, the handlers run in-process against the deployed bucket, queues, API key and secret.
+deploy-local:
+	$(MAKE) up MIRROR=localstack-stack DOCKER=
 
 down:
 	-$(VENV)/bin/agent-memory down

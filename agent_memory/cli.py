@@ -283,7 +283,9 @@ def up(
     s3_endpoint: Annotated[str | None, typer.Option(help="An S3 server to use instead of the emulator.")] = None,
     sqs_endpoint: Annotated[str | None, typer.Option(help="An SQS endpoint to use instead of moto.")] = None,
     index_uri: Annotated[str | None, typer.Option(help="An index to use instead of the embedded one.")] = None,
-    emulator: Annotated[str, typer.Option(help="moto or localstack (SQS, EventBridge, and S3 by default).")] = "moto",
+    emulator: Annotated[str, typer.Option(help="moto, localstack (SQS, EventBridge, and S3 by default), or "
+                                               "localstack-stack (the CDK template deployed into LocalStack)."
+                                          )] = "moto",
     s3: Annotated[str, typer.Option(help="emulator, or seaweedfs for a real S3 server process.")] = "emulator",
     data_dir: Annotated[Path, typer.Option("--data-dir")] = Path(".local"),
 ) -> None:
@@ -292,7 +294,7 @@ def up(
 
     from agent_memory.local.mirror import Mirror, MirrorOptions, wait_for_signal
 
-    for value, allowed in ((index, ("lite", "milvus", "helix")), (emulator, ("moto", "localstack")),
+    for value, allowed in ((index, ("lite", "milvus", "helix")), (emulator, ("moto", "localstack", "localstack-stack")),
                            (s3, ("emulator", "seaweedfs"))):
         if value not in allowed:
             raise _fail(ValueError(f"{value!r}: choose one of {', '.join(allowed)}"))

@@ -25,7 +25,8 @@ class AgentMemoryStack(Stack):
         storage = OriginalsStorage(self, "Storage", settings=settings)
         queue = WriteQueue(self, "Queue", settings=settings)
         index = IndexEndpoint(self, "Index", options=options)
-        working = WorkingMemoryTable(self, "Working", settings=settings)
+        # local=true (LocalStack): no DynamoDB there; the runtime keeps working memory itself
+        working = None if options.local else WorkingMemoryTable(self, "Working", settings=settings)
         functions = MemoryFunctions(
             self, "Functions", settings=settings, asset_dir=str(prepare_lambda_asset(options.bundle)),
             network=index.network,
@@ -35,18 +36,21 @@ class AgentMemoryStack(Stack):
                 "AGENT_MEMORY_INDEX_URI": index.uri,
                 "AGENT_MEMORY_INDEX_TOKEN_SECRET_ARN": index.secret.secret_arn,
                 "AGENT_MEMORY_AWS_REGION": self.region,
-                **working.environment,
+                **(working.environment if working else {}),
             },
         )
         for fn in functions.all:
             storage.grant_memory_access(fn, settings)
             index.secret.grant_read(fn)
         queue.queue.grant_send_messages(functions.api)
-        working.grant(functions.api)
-        queue.feed(functions.ingest)
+        if working:
+            working.grant(functions.api)
+        invoke = not options.local  # locally the runtime delivers: LocalStack must not invoke anything
+        if invoke:
+            queue.feed(functions.ingest)
         api = MemoryApi(self, "Api", handler=functions.api, options=options)
-        schedule = SelfCheckSchedule(self, "SelfCheck", fn=functions.selfcheck)
-        self.tiering = TieringSchedule(self, "Tiering", fn=functions.tier)
+        schedule = SelfCheckSchedule(self, "SelfCheck", fn=functions.selfcheck, target=invoke)
+        self.tiering = TieringSchedule(self, "Tiering", fn=functions.tier, target=invoke)
         monitoring = Monitoring(self, "Monitoring", functions=functions.all, api=api.api, queue=queue.queue,
                                 dlq=queue.dlq, extra_alarms=[queue.dlq_alarm, schedule.alarm],
                                 alarm_email=options.alarm_email)
@@ -56,6 +60,12 @@ class AgentMemoryStack(Stack):
         CfnOutput(self, "ApiUrl", value=api.api.url)
         CfnOutput(self, "BucketName", value=storage.bucket.bucket_name)
         CfnOutput(self, "IndexUri", value=index.uri)
+        # what the local runtime binds to (make deploy-local); plain names, no secrets
+        CfnOutput(self, "WriteQueueUrl", value=queue.queue.queue_url)
+        CfnOutput(self, "DeadLetterQueueUrl", value=queue.dlq.queue_url)
+        CfnOutput(self, "IndexSecretArn", value=index.secret.secret_arn)
+        if api.api_key is not None:
+            CfnOutput(self, "ApiKeyId", value=api.api_key.key_id)
         _acknowledge(self, options, settings)
 
 

@@ -18,6 +18,7 @@ class MemoryApi(Construct):
         access_logs = logs.LogGroup(self, "AccessLogs", retention=logs.RetentionDays.ONE_YEAR,
                                     removal_policy=RemovalPolicy.DESTROY)
         iam = options.auth == "iam"
+        self.api_key: apigw.IApiKey | None = None
         self.api = apigw.LambdaRestApi(
             self, "Rest", handler=handler, proxy=True, rest_api_name="agent-memory",
             cloud_watch_role=True,

@@ -11,25 +11,27 @@ from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
 
-def daily(scope: Construct, hour: int, fn: lambda_.IFunction, description: str) -> events.Rule:
+def daily(scope: Construct, hour: int, fn: lambda_.IFunction, description: str, target: bool) -> events.Rule:
+    """``target=False`` (the local variant) keeps the rule without its Lambda target."""
     rule = events.Rule(scope, "Daily", schedule=events.Schedule.cron(minute="17", hour=str(hour)),
                        description=description)
-    rule.add_target(targets.LambdaFunction(fn, retry_attempts=2))
+    if target:
+        rule.add_target(targets.LambdaFunction(fn, retry_attempts=2))
     return rule
 
 
 class TieringSchedule(Construct):
     """Index tiering once a day, on its own rule, an hour after the canary."""
 
-    def __init__(self, scope: Construct, construct_id: str, *, fn: lambda_.IFunction) -> None:
+    def __init__(self, scope: Construct, construct_id: str, *, fn: lambda_.IFunction, target: bool = True) -> None:
         super().__init__(scope, construct_id)
-        self.rule = daily(self, 4, fn, "agent-memory tiering: old, unimportant, unrecalled vectors go cold")
+        self.rule = daily(self, 4, fn, "agent-memory tiering: old, unimportant, unrecalled vectors go cold", target)
 
 
 class SelfCheckSchedule(Construct):
-    def __init__(self, scope: Construct, construct_id: str, *, fn: lambda_.IFunction) -> None:
+    def __init__(self, scope: Construct, construct_id: str, *, fn: lambda_.IFunction, target: bool = True) -> None:
         super().__init__(scope, construct_id)
-        self.rule = daily(self, 3, fn, "agent-memory canary: write, recall, check, clean up")
+        self.rule = daily(self, 3, fn, "agent-memory canary: write, recall, check, clean up", target)
         metric = cw.Metric(namespace="AgentMemory", metric_name="SelfCheckSuccess",
                            dimensions_map={"service": "selfcheck"}, statistic="Minimum",
                            period=Duration.days(1))

@@ -92,10 +92,16 @@ def ensure_working_table(dynamodb: Any, s: Settings) -> None:
         "Enabled": True, "AttributeName": WORKING_TTL_ATTRIBUTE})
 
 
-def make_events_client(endpoint_url: str | None, region: str) -> Any:
+def make_client(service: str, endpoint_url: str | None, region: str) -> Any:
+    """A boto3 client of any service on an emulator (a fresh session: thread-safe to create)."""
     import boto3
 
-    return boto3.session.Session().client("events", endpoint_url=endpoint_url, region_name=region)
+    session: Any = boto3.session.Session()
+    return session.client(service, endpoint_url=endpoint_url, region_name=region)
+
+
+def make_events_client(endpoint_url: str | None, region: str) -> Any:
+    return make_client("events", endpoint_url, region)
 
 
 def schedule_expression(every_s: float) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import signal
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,8 +49,10 @@ class MirrorOptions:
     """Use this SQS endpoint (e.g. LocalStack) instead of starting moto."""
     index_uri: str | None = None
     """Use this index (e.g. the compose Milvus) instead of an embedded or loopback one."""
-    emulator: Literal["moto", "localstack"] = "moto"
-    """The AWS emulator for SQS (and S3 unless ``s3`` says otherwise)."""
+    emulator: Literal["moto", "localstack", "localstack-stack"] = "moto"
+    """The AWS emulator for SQS (and S3 unless ``s3`` says otherwise). ``localstack-stack``: LocalStack
+    with the app's own CDK template deployed into it (``make deploy-local``), the runtime bound to
+    the deployed bucket, queues, API key and secret."""
     s3: Literal["emulator", "seaweedfs"] = "emulator"
     """``seaweedfs``: a real S3 server process (standing in for MinIO) instead of the emulator's S3."""
 
@@ -62,6 +65,8 @@ class Mirror:
     api_key: str = ""
     reconciled: Any = None
     bucket_settings_skipped: list[str] = field(default_factory=list)
+    stack: Any = None
+    """The :class:`~agent_memory.local.deployed_stack.StackBinding` in ``localstack-stack`` mode."""
     _servers: list[Any] = field(default_factory=list)
     _parts: list[Any] = field(default_factory=list)
 
@@ -81,7 +86,10 @@ class Mirror:
     def start(self) -> Mirror:
         o = self.options
         o.data_dir.mkdir(parents=True, exist_ok=True)
-        self.api_key = self._api_key()
+        on_stack = o.emulator == "localstack-stack"
+        if on_stack and (o.s3 != "emulator" or o.s3_endpoint or o.sqs_endpoint):
+            raise ValueError("localstack-stack binds to the deployed stack's bucket and queues: no other S3/SQS")
+        self.api_key = "" if on_stack else self._api_key()
         s3_url = o.s3_endpoint
         if not s3_url and o.s3 == "seaweedfs":
             from agent_memory.local.seaweedfs import LoopbackSeaweedFS
@@ -91,7 +99,7 @@ class Mirror:
             s3_url = weed.url
         emulator_url = ""
         if not (s3_url and o.sqs_endpoint):
-            if o.emulator == "localstack":
+            if o.emulator in ("localstack", "localstack-stack"):
                 from agent_memory.local.localstack import start_localstack
 
                 emulator = start_localstack(o.data_dir / "localstack", port=o.emulator_port)
@@ -101,7 +109,7 @@ class Mirror:
             self._servers.append(emulator)
             emulator_url = emulator.url
         s3_url, sqs_url = s3_url or emulator_url, o.sqs_endpoint or emulator_url
-        index_uri = o.index_uri or str(o.data_dir / "memory.db")
+        index_uri = o.index_uri or str((self.stack_dir if on_stack else o.data_dir) / "memory.db")
         if o.index == "milvus" and not o.index_uri:
             from agent_memory.local.milvus_server import LoopbackMilvus
 
@@ -117,15 +125,19 @@ class Mirror:
         s = base.model_copy(update={
             "data_dir": o.data_dir, "store": "s3", "s3_endpoint_url": s3_url, "sqs_endpoint_url": sqs_url,
             "index_uri": index_uri, "visibility_timeout_s": o.visibility_timeout_s,
-            "api_keys": [*base.api_keys, self.api_key],
         })
         from agent_memory.queue.sqs import make_sqs_client
         from agent_memory.store.s3 import make_s3_client
 
-        self.bucket_settings_skipped = ensure_bucket(make_s3_client(s3_url, s.aws_region), s,
-                                                     tls_only=s3_url.startswith("https://"))
         sqs = make_sqs_client(sqs_url, s.aws_region)
-        self.queues = ensure_queues(sqs, s)
+        if on_stack:
+            s = self._bind_stack(emulator_url, s)
+        else:
+            self.bucket_settings_skipped = ensure_bucket(make_s3_client(s3_url, s.aws_region), s,
+                                                         tls_only=s3_url.startswith("https://"))
+            self.queues = ensure_queues(sqs, s)
+        assert self.queues is not None
+        s = s.model_copy(update={"api_keys": [*base.api_keys, self.api_key]})
         if emulator_url and o.emulator == "moto":  # working memory in DynamoDB, as deployed
             import boto3
 
@@ -159,6 +171,30 @@ class Mirror:
         return self
 
     @property
+    def stack_dir(self) -> Path:
+        return self.options.data_dir / "stack"
+
+    def _bind_stack(self, endpoint: str, s: Settings) -> Settings:
+        """Deploy the app's template into LocalStack and take every name from it (the queues' visibility
+        timeout too: the template's, not the mirror's shorter one)."""
+        from agent_memory.local.deployed_stack import deploy_and_bind
+        from agent_memory.secrets import resolve_index_token
+
+        # LocalStack keeps no state across restarts: each start deploys a fresh stack, so the index
+        # of the last one goes too (wiped only now that this start's LocalStack holds its port)
+        shutil.rmtree(self.stack_dir, ignore_errors=True)
+        self.stack = stack = deploy_and_bind(endpoint, s.aws_region, self.stack_dir)
+        self.queues = stack.queues
+        self.api_key = stack.api_key
+        key_file = self.options.data_dir / "api_key"  # where the README's curl reads it
+        key_file.write_text(stack.api_key)
+        key_file.chmod(0o600)
+        # the index token comes from the deployed secret, read by the Lambda's own cold-start code
+        return resolve_index_token(s.model_copy(update={
+            "bucket_name": stack.bucket, "index_token_secret_arn": stack.secret_arn,
+            "secrets_endpoint_url": endpoint}))
+
+    @property
     def api_url(self) -> str:
         return f"http://127.0.0.1:{self._parts[0].port}"
 
@@ -175,6 +211,7 @@ class Mirror:
             "embedding": runtime.memory().embedder.info.model_dump(),
             "reconciled_at_start": getattr(self.reconciled, "indexed", 0),
             "pids": {"runtime": os.getpid(), **{type(x).__name__: x.pid for x in self._servers}},
+            **(self.stack.describe() if self.stack else {}),
         }
 
     def stop(self) -> None:
