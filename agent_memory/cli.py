@@ -523,10 +523,10 @@ def train(
     for rep in reports:
         tr, pr, gr = rep["trigger"], rep["pair"], rep["gate"]
         console.print(f"[bold]{rep['provider']}[/bold] (out-of-fold on the training split; thresholds chosen there)")
-        console.print(f"  trigger: threshold {tr['threshold']}, rules as features: {tr['rules']}, kept "
-                      f"{tr['oof']['with_rules' if tr['rules'] else 'without_rules']['kept_oof']}, noise dropped "
-                      f"{tr['oof']['with_rules' if tr['rules'] else 'without_rules']['dropped_oof']} "
-                      f"(other choice: {tr['oof']['without_rules' if tr['rules'] else 'with_rules']})")
+        chosen = f"{tr['model']}{'_with_rules' if tr['rules'] else ''}"
+        console.print(f"  trigger: {tr['model']} model, threshold {tr['threshold']}, rules as features: {tr['rules']}, "
+                      f"kept {tr['oof'][chosen]['kept_oof']}, noise dropped {tr['oof'][chosen]['dropped_oof']} "
+                      f"(the other choices: { {k: v for k, v in tr['oof'].items() if k != chosen} })")
         types = rep["types"]
         console.print(f"  memory type: accuracy {types['accuracy_oof']} (rules {types['rules_accuracy']})")
         console.print(f"  change: thresholds {pr['thresholds']}, recall {pr['recall_oof']}")

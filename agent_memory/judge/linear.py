@@ -41,7 +41,7 @@ class LinearModel:
 
     def proba(self, x: npt.ArrayLike) -> Array:
         """Class probabilities, one row per input row."""
-        return _softmax(self.logits(x))
+        return softmax(self.logits(x))
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -57,10 +57,30 @@ class LinearModel:
                        json.loads(str(z["meta"])))
 
 
-def _softmax(z: Array) -> Array:
+def softmax(z: Array) -> Array:
     z = z - z.max(axis=1, keepdims=True)
     e = np.exp(z)
     out: Array = e / e.sum(axis=1, keepdims=True)
+    return out
+
+
+def standardizer(xa: Array, standardize: npt.ArrayLike | None = None, raw_scale: float = 10.0) -> tuple[Array, Array]:
+    """Mean and scale per column: dense columns standardized, sparse ones (outside ``standardize``;
+    default: non-zero in fewer than a fifth of the rows) only multiplied by ``raw_scale``."""
+    mean = xa.mean(axis=0)
+    scale = xa.std(axis=0)
+    scale[scale < 1e-6] = 1.0
+    dense = (xa != 0).mean(axis=0) >= 0.2 if standardize is None else np.asarray(standardize, dtype=bool)
+    mean[~dense] = 0.0
+    scale[~dense] = 1.0 / raw_scale
+    return mean.astype(np.float32), scale.astype(np.float32)
+
+
+def class_weights(ya: npt.NDArray[np.int64], classes: int) -> Array:
+    """Per-row weights summing to 1, each class weighing the same in total."""
+    counts = np.maximum(np.bincount(ya, minlength=classes), 1).astype(np.float32)
+    w = (len(ya) / (classes * counts))[ya]
+    out: Array = (w / w.sum()).astype(np.float32)
     return out
 
 
@@ -79,25 +99,18 @@ def fit(x: npt.ArrayLike, y: npt.ArrayLike, classes: tuple[str, ...], *, l2: flo
     ya = np.asarray(y, dtype=np.int64)
     n, d = xa.shape
     c = len(classes)
-    mean = xa.mean(axis=0)
-    scale = xa.std(axis=0)
-    scale[scale < 1e-6] = 1.0
-    dense = (xa != 0).mean(axis=0) >= 0.2 if standardize is None else np.asarray(standardize, dtype=bool)
-    mean[~dense] = 0.0
-    scale[~dense] = 1.0 / raw_scale
-    z = (xa - mean) / scale
+    mean, scale = standardizer(xa, standardize, raw_scale)
+    z = ((xa - mean) / scale).astype(np.float32)
     onehot = np.zeros((n, c), dtype=np.float32)
     onehot[np.arange(n), ya] = 1.0
-    counts = np.maximum(onehot.sum(axis=0), 1.0)
-    sample_w = (n / (c * counts))[ya] if balanced else np.ones(n, dtype=np.float32)
-    sample_w = (sample_w / sample_w.sum()).astype(np.float32)
+    sample_w = class_weights(ya, c) if balanced else np.full(n, 1.0 / n, dtype=np.float32)
     w = np.zeros((d, c), dtype=np.float32)
     b = np.zeros(c, dtype=np.float32)
     m_w, v_w = np.zeros_like(w), np.zeros_like(w)
     m_b, v_b = np.zeros_like(b), np.zeros_like(b)
     beta1, beta2, eps = 0.9, 0.999, 1e-8
     for t in range(1, iterations + 1):
-        p = _softmax(z @ w + b)
+        p = softmax(z @ w + b)
         g = (p - onehot) * sample_w[:, None]
         grad_w = z.T @ g + 2 * l2 * w
         grad_b = g.sum(axis=0)

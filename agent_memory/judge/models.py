@@ -21,9 +21,11 @@ import numpy as np
 
 from agent_memory.judge.features import Array, pair_features, text_features
 from agent_memory.judge.linear import LinearModel
+from agent_memory.judge.mlp import HiddenLayerModel
 from agent_memory.judge.rules import rule_signals
 
 WEIGHTS = Path(__file__).resolve().parent / "weights"
+Classifier = LinearModel | HiddenLayerModel
 LEXICAL = "lexical"
 
 
@@ -61,8 +63,8 @@ class Judge:
     """The trigger, the memory-type model, the change detector and the query gate of one
     embedding provider. Stateless after loading; safe to share between threads."""
 
-    def __init__(self, provider: str, trigger: LinearModel, types: LinearModel, pair: LinearModel,
-                 gate: LinearModel) -> None:
+    def __init__(self, provider: str, trigger: Classifier, types: Classifier, pair: Classifier,
+                 gate: Classifier) -> None:
         self.provider = provider
         self.trigger, self.types, self.pair, self.gate = trigger, types, pair, gate
         self.uses_vectors = provider != LEXICAL
@@ -70,7 +72,7 @@ class Judge:
     def _vec(self, vector: Array | None) -> Array | None:
         return vector if self.uses_vectors else None
 
-    def _features(self, model: LinearModel, text: str, vector: Array | None) -> Array:
+    def _features(self, model: Classifier, text: str, vector: Array | None) -> Array:
         base = text_features(text, self._vec(vector))
         return np.concatenate([base, rule_signals(text)]) if model.meta.get("rules") else base
 
@@ -141,6 +143,13 @@ _CACHE: dict[str, Judge] = {}
 _LOCK = threading.Lock()
 
 
+def load_model(path: Path) -> Classifier:
+    """Either kind of weights file: a hidden layer's holds ``w1``."""
+    with np.load(path, allow_pickle=False) as z:
+        hidden = "w1" in z.files
+    return HiddenLayerModel.load(path) if hidden else LinearModel.load(path)
+
+
 def weights_path(model: str, provider: str, folder: Path = WEIGHTS) -> Path:
     return folder / f"{model}-{provider}.npz"
 
@@ -151,6 +160,6 @@ def load_judge(provider: str, folder: Path = WEIGHTS) -> Judge:
         key = f"{folder}:{provider}"
         if key not in _CACHE:
             name = provider if weights_path("trigger", provider, folder).exists() else LEXICAL
-            models = [LinearModel.load(weights_path(m, name, folder)) for m in ("trigger", "types", "pair", "gate")]
+            models = [load_model(weights_path(m, name, folder)) for m in ("trigger", "types", "pair", "gate")]
             _CACHE[key] = Judge(name, *models)
         return _CACHE[key]

@@ -29,8 +29,9 @@ import numpy as np
 from agent_memory.embed import Embedder
 from agent_memory.judge import corpus
 from agent_memory.judge.features import Array, pair_features, text_features
-from agent_memory.judge.linear import LinearModel, fit, out_of_fold
-from agent_memory.judge.models import LEXICAL, WEIGHTS, weights_path
+from agent_memory.judge.linear import fit, out_of_fold
+from agent_memory.judge.mlp import fit_hidden
+from agent_memory.judge.models import LEXICAL, WEIGHTS, Classifier, weights_path
 from agent_memory.judge.rules import rule_signals
 
 _SAID_AT = datetime(2026, 3, 2, 10, tzinfo=UTC)
@@ -43,7 +44,7 @@ Progress = Callable[[str, int], None]
 
 @dataclass
 class Trained:
-    model: LinearModel
+    model: Classifier
     report: dict[str, Any]
 
 
@@ -71,12 +72,13 @@ def _band(p: Array, wrong: Array, threshold: float) -> list[float]:
 
 
 def _highest_threshold(p: Array, positive: Array, groups: Array, target: float) -> float:
-    """The highest threshold keeping >= ``target`` of the positives in every group."""
+    """The highest threshold keeping >= ``target`` of the positives in every group (tried: a
+    grid of hundredths and every positive's own score, as a sharp model's scores bunch up)."""
     best = 0.0
-    for t in np.linspace(0.01, 0.99, 99):
+    for t in np.unique(np.concatenate([np.linspace(0.01, 0.99, 99), np.round(p[positive], 4)])):
         if all((p[positive & (groups == g)] >= t).mean() >= target for g in np.unique(groups)):
             best = float(t)
-    return round(best, 2)
+    return round(best, 4)
 
 
 def statements(data: Path = corpus.DATA) -> list[str]:
@@ -90,7 +92,8 @@ def statements(data: Path = corpus.DATA) -> list[str]:
                                *(m["text"] for p in profiles for m in p["memories"])]))
 
 
-def _oof_with_extra(x: Array, y: Array, extra: Array, classes: tuple[str, ...]) -> Array:
+def _oof_with_extra(x: Array, y: Array, extra: Array, classes: tuple[str, ...],
+                    fitter: Callable[..., Classifier] = fit) -> Array:
     """Out-of-fold probabilities for the rows of ``x``; the ``extra`` rows (label 1) are in every
     training fold and never scored."""
     order = np.random.default_rng(7).permutation(len(y))
@@ -100,7 +103,7 @@ def _oof_with_extra(x: Array, y: Array, extra: Array, classes: tuple[str, ...]) 
         train = np.setdiff1d(order, test)
         xt = np.vstack([x[train], extra])
         yt = np.concatenate([y[train], np.ones(len(extra), dtype=np.int64)])
-        out[test] = fit(xt, yt, classes).proba(x[test])
+        out[test] = fitter(xt, yt, classes).proba(x[test])
     return out
 
 
@@ -108,24 +111,30 @@ def train_trigger(rows: list[dict[str, Any]], vectors: list[Array | None], langs
                   extra: list[str], extra_vectors: list[Array | None]) -> tuple[Trained, Trained]:
     y = np.array([1 if r["keep"] else 0 for r in rows])
     texts = [r["text"] for r in rows]
-    results = {}
-    for rules in (False, True):
-        x = _text_matrix(texts, vectors, rules)
-        xe = _text_matrix(extra, extra_vectors, rules)
-        p = _oof_with_extra(x, y, xe, ("drop", "keep"))[:, 1]
+    fitters: dict[str, Callable[..., Classifier]] = {"linear": fit, "hidden": fit_hidden}
+
+    def measure(x: Array, xe: Array, model: str) -> tuple[Array, float, dict[str, Any]]:
+        p = _oof_with_extra(x, y, xe, ("drop", "keep"), fitters[model])[:, 1]
         t = _highest_threshold(p, y == 1, langs, KEEP_TARGET)
-        kept = float((p[y == 1] >= t).mean())
-        dropped = float((p[y == 0] < t).mean())
-        results[rules] = (x, xe, p, t, {"threshold": t, "kept_oof": round(kept, 3), "dropped_oof": round(dropped, 3)})
+        return p, t, {"threshold": t, "kept_oof": round(float((p[y == 1] >= t).mean()), 3),
+                      "dropped_oof": round(float((p[y == 0] < t).mean()), 3)}
+
+    matrices = {rules: (_text_matrix(texts, vectors, rules), _text_matrix(extra, extra_vectors, rules))
+                for rules in (False, True)}
+    results = {("linear", rules): measure(*matrices[rules], "linear") for rules in (False, True)}
     # the rules stay only when they add value out of fold (more noise dropped at the same keep rate)
-    rules = results[True][4]["dropped_oof"] > results[False][4]["dropped_oof"]
-    x, xe, p, t, _ = results[rules]
+    rules = results[("linear", True)][2]["dropped_oof"] > results[("linear", False)][2]["dropped_oof"]
+    results[("hidden", rules)] = measure(*matrices[rules], "hidden")
+    # so does the hidden layer
+    model = max(("linear", "hidden"), key=lambda m: (results[(m, rules)][2]["dropped_oof"], m == "linear"))
+    x, xe = matrices[rules]
+    p, t, _ = results[(model, rules)]
     wrong = (p >= t) != (y == 1)
-    meta = {"threshold": t, "band": _band(p, wrong, t), "rules": rules, "keep_target": KEEP_TARGET,
+    meta = {"threshold": t, "band": _band(p, wrong, t), "rules": rules, "model": model, "keep_target": KEEP_TARGET,
             "extra_statements": len(extra),
-            "oof": {"with_rules": results[True][4], "without_rules": results[False][4]}}
-    trigger = fit(np.vstack([x, xe]), np.concatenate([y, np.ones(len(xe), dtype=np.int64)]), ("drop", "keep"),
-                  meta=meta)
+            "oof": {f"{m}{'_with_rules' if r else ''}": v[2] for (m, r), v in results.items()}}
+    trigger = fitters[model](np.vstack([x, xe]), np.concatenate([y, np.ones(len(xe), dtype=np.int64)]),
+                             ("drop", "keep"), meta=meta)
     # memory type, on the kept turns
     kept_idx = np.flatnonzero(y == 1)
     ty = np.array([corpus.TURN_TYPES.index(rows[i]["memory_type"]) for i in kept_idx])
@@ -233,7 +242,7 @@ def train_gate(rows: list[dict[str, Any]], embedder: Embedder | None, extra_pers
 FLOORS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25)
 
 
-def calibrate_floor(embedder: Embedder, models: dict[str, LinearModel], data: Path = corpus.DATA) -> dict[str, Any]:
+def calibrate_floor(embedder: Embedder, models: dict[str, Classifier], data: Path = corpus.DATA) -> dict[str, Any]:
     """The relevance floor for a personal query: stored training profiles, their personal queries
     recalled through the real path (in-process Memory, Milvus Lite) at each floor of ``FLOORS``;
     the highest floor within a point of the best share of expected memories brought back wins

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agent_memory.judge import corpus, linear, load_judge
+from agent_memory.judge import corpus, linear, load_judge, mlp
 from agent_memory.judge.features import grams, hashed, pair_features, text_features
-from agent_memory.judge.models import WEIGHTS
+from agent_memory.judge.models import WEIGHTS, load_model
 
 
 def test_logistic_regression_learns_separable_classes_and_round_trips(tmp_path: Path) -> None:
@@ -28,6 +28,23 @@ def test_logistic_regression_learns_separable_classes_and_round_trips(tmp_path: 
     assert np.allclose(again.proba(x), p)
     flipped = linear.fit(x, 1 - y, ("a", "b"))  # a test that can fail: the labels matter
     assert ((flipped.proba(x)[:, 1] > 0.5) == (y == 0)).mean() == 1.0
+
+
+def test_hidden_layer_learns_what_a_linear_model_cannot_and_round_trips(tmp_path: Path) -> None:
+    # XOR of two signs: no linear boundary separates it, one hidden layer does
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-1, 1, (400, 2)).astype(np.float32)
+    y = ((x[:, 0] > 0) ^ (x[:, 1] > 0)).astype(int)
+    acc = lambda m: float(((m.proba(x)[:, 1] > 0.5) == (y == 1)).mean())  # noqa: E731
+    net = mlp.fit_hidden(x, y, ("a", "b"), hidden=16, epochs=200, dropout=0.0, learning_rate=0.01,
+                         meta={"threshold": 0.5})
+    assert acc(net) > 0.9 and acc(linear.fit(x, y, ("a", "b"))) < 0.7
+    net.save(tmp_path / "h.npz")
+    again = load_model(tmp_path / "h.npz")
+    assert isinstance(again, mlp.HiddenLayerModel) and again.meta == {"threshold": 0.5}
+    assert np.allclose(again.proba(x), net.proba(x))
+    linear.fit(x, y, ("a", "b")).save(tmp_path / "l.npz")
+    assert isinstance(load_model(tmp_path / "l.npz"), linear.LinearModel)
 
 
 def test_out_of_fold_keeps_groups_together_and_never_scores_a_seen_row() -> None:
