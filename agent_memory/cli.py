@@ -155,6 +155,73 @@ def erase(user: User, yes: Annotated[bool, typer.Option("--yes", help="Do not as
 
 
 @app.command()
+def export(
+    user: User,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write here instead of standard output.")] = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Export every memory of a user as JSON Lines (format agent-memory/v1; see the README)."""
+    import sys
+
+    from agent_memory.portability import iter_pages
+
+    archived: list[str] = []
+    try:
+        m = _memory(data_dir)
+        sink = out.open("w", encoding="utf-8") if out else sys.stdout
+        try:
+            for page in iter_pages(m, user):
+                sink.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in page.records)
+                archived += page.archived
+        finally:
+            if out:
+                sink.close()
+    except AgentMemoryError as exc:
+        raise _fail(exc) from None
+    if archived:
+        err_console.print(f"{len(archived)} archived originals left out (restore requested; export again "
+                          f"later): {', '.join(archived[:5])}{' ...' if len(archived) > 5 else ''}")
+
+
+@app.command(name="import")
+def import_(
+    file: Annotated[Path, typer.Argument(help="An export (JSON Lines), or with --from mem0 a get_all() dump.")],
+    user: Annotated[str | None, typer.Option(
+        "--user", "-u", help="Every record must belong to this user (mem0 items without user_id: theirs).")] = None,
+    from_: Annotated[str, typer.Option("--from", help="agent-memory (an export) or mem0.")] = "agent-memory",
+    data_dir: DataDir = None,
+) -> None:
+    """Import memories: validated whole first (nothing is written if a record is bad), idempotent by id."""
+    from dataclasses import asdict
+
+    from agent_memory.portability import import_records, parse_records
+    from agent_memory.portability.from_mem0 import mem0_converter, mem0_items
+
+    if from_ not in ("agent-memory", "mem0"):
+        raise _fail(ValueError(f"--from {from_!r}: choose agent-memory or mem0"))
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _fail(exc) from None
+    s = _settings(data_dir)
+    try:
+        if from_ == "mem0":
+            records = parse_records(mem0_items(text), user_id=user, settings=s, convert=mem0_converter(
+                user, summary_chars=s.summary_chars, importance=s.default_importance))
+        else:
+            records = parse_records(((f"line {i}", line) for i, line in enumerate(text.splitlines(), 1)),
+                                    user_id=user, settings=s)
+        m = _memory(data_dir)
+        with Progress(TextColumn("import"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=err_console) as bar:
+            task = bar.add_task("import", total=len(records))
+            report = import_records(m, records, on_progress=lambda n: bar.advance(task, n))
+    except AgentMemoryError as exc:
+        raise _fail(exc) from None
+    _dump({**asdict(report), "records": len(records)})
+
+
+@app.command()
 def selfcheck(data_dir: DataDir = None) -> None:
     """Run the canary now; exit 1 when it fails."""
     result = _memory(data_dir).selfcheck()

@@ -22,10 +22,11 @@ Decisions:
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, TypeVar
@@ -44,6 +45,8 @@ from agent_memory.model import (
     WorkingSetRequest,
     validated,
 )
+from agent_memory.portability.importer import parse_records
+from agent_memory.portability.records import ImportRequest
 
 T = TypeVar("T")
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
@@ -75,6 +78,8 @@ class _Call(Generic[T]):
     parse: Callable[[Any], T]
     params: dict[str, Any] = field(default_factory=dict)
     body: dict[str, Any] | None = None
+    raw: bool = False
+    """``parse`` gets the :class:`httpx.Response` itself (a JSON Lines body, a header to read)."""
 
 
 def _records(rows: list[dict[str, Any]]) -> list[IndexRecord]:
@@ -87,6 +92,26 @@ def _recall_result(data: dict[str, Any]) -> RecallResult:
     result.rewritten_query = data.get("rewritten_query")
     result.gate = data.get("gate")
     return result
+
+
+def _export_page(response: httpx.Response) -> tuple[list[dict[str, Any]], str | None]:
+    records = [json.loads(line) for line in response.text.splitlines() if line.strip()]
+    return records, response.headers.get("x-next-after")
+
+
+def _import_batches(user_id: str, records: Sequence[dict[str, Any]], from_format: str,
+                    batch_size: int) -> list[list[dict[str, Any]]]:
+    """Every record checked here first, with the server's own rules, so a bad one stops the import
+    before any batch is sent (the server checks each batch whole again)."""
+    from agent_memory.portability.from_mem0 import mem0_converter
+
+    convert = mem0_converter(user_id) if from_format == "mem0" else None
+    parse_records(((f"record {i}", dict(r)) for i, r in enumerate(records, 1)), user_id=user_id, convert=convert)
+    return [list(records[i:i + batch_size]) for i in range(0, len(records), batch_size)]
+
+
+def _sum_reports(reports: list[dict[str, Any]]) -> dict[str, int]:
+    return {k: sum(int(r[k]) for r in reports) for k in ("records", "created", "updated", "unchanged", "indexed")}
 
 
 def _user_param(user_id: str | None) -> dict[str, Any]:
@@ -149,6 +174,16 @@ class _Api:
     @staticmethod
     def users(limit: int) -> _Call[list[dict[str, Any]]]:
         return _Call("GET", "/v1/users", lambda d: list(d["users"]), {"limit": limit})
+
+    @staticmethod
+    def export_page(user_id: str, after: str | None, limit: int) -> _Call[tuple[list[dict[str, Any]], str | None]]:
+        params: dict[str, Any] = {"limit": limit} if after is None else {"limit": limit, "after": after}
+        return _Call("GET", f"/v1/users/{validate_id(user_id, 'user_id')}/export", _export_page, params, raw=True)
+
+    @staticmethod
+    def import_records(user_id: str, records: list[dict[str, Any]], from_format: str) -> _Call[dict[str, Any]]:
+        body = validated(ImportRequest, records=records, from_format=from_format).model_dump(mode="json")
+        return _Call("POST", f"/v1/users/{validate_id(user_id, 'user_id')}/import", dict, body=body)
 
     @staticmethod
     def erase_user(user_id: str) -> _Call[dict[str, int]]:
@@ -214,6 +249,8 @@ class _Base:
         return float(min(self.backoff * (2 ** attempt), 5.0) * (0.5 + random.random() / 2))
 
     def _result(self, call: _Call[T], response: httpx.Response) -> T:
+        if call.raw and response.status_code < 400:
+            return call.parse(response)
         try:
             data = response.json()
         except ValueError:
@@ -310,6 +347,21 @@ class MemoryClient(_Base):
 
     def erase_user(self, user_id: str) -> dict[str, int]:
         return self._run(_Api.erase_user(user_id))
+
+    def export(self, user_id: str, page_size: int = 500) -> Iterator[dict[str, Any]]:
+        """Every export record of the user (``agent-memory/v1``), fetched a page at a time."""
+        after: str | None = None
+        while True:
+            records, after = self._run(_Api.export_page(user_id, after, page_size))
+            yield from records
+            if after is None:
+                return
+
+    def import_records(self, user_id: str, records: Sequence[dict[str, Any]], *, from_format: str = "agent-memory",
+                       batch_size: int = 200) -> dict[str, int]:
+        """Import records (or mem0 items) for the user, in batches; counts summed over batches."""
+        batches = _import_batches(user_id, records, from_format, batch_size)
+        return _sum_reports([self._run(_Api.import_records(user_id, b, from_format)) for b in batches])
 
     def working(self, session_id: str, user_id: str = "default") -> RemoteWorkingMemory:
         """The session's working memory, kept by the service (DynamoDB on AWS)."""
@@ -417,6 +469,20 @@ class AsyncMemoryClient(_Base):
 
     async def erase_user(self, user_id: str) -> dict[str, int]:
         return await self._run(_Api.erase_user(user_id))
+
+    async def export(self, user_id: str, page_size: int = 500) -> AsyncIterator[dict[str, Any]]:
+        after: str | None = None
+        while True:
+            records, after = await self._run(_Api.export_page(user_id, after, page_size))
+            for record in records:
+                yield record
+            if after is None:
+                return
+
+    async def import_records(self, user_id: str, records: Sequence[dict[str, Any]], *,
+                             from_format: str = "agent-memory", batch_size: int = 200) -> dict[str, int]:
+        batches = _import_batches(user_id, records, from_format, batch_size)
+        return _sum_reports([await self._run(_Api.import_records(user_id, b, from_format)) for b in batches])
 
     def working(self, session_id: str, user_id: str = "default") -> AsyncRemoteWorkingMemory:
         return AsyncRemoteWorkingMemory(self, user_id, session_id)

@@ -23,7 +23,11 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from agent_memory import console, runtime
 from agent_memory.access import check_access
 from agent_memory.errors import AgentMemoryError, ForbiddenError, InvalidInputError, NotFoundError
+from agent_memory.ids import validate_id
 from agent_memory.model import RecallRequest, RememberRequest, WorkingSetRequest
+from agent_memory.portability import FORMAT, export_page, import_records, parse_records
+from agent_memory.portability.from_mem0 import mem0_converter
+from agent_memory.portability.records import ImportRequest
 from agent_memory.queue import IndexJob
 
 logger = Logger(service="agent-memory-api")
@@ -180,6 +184,33 @@ def versions(topic_id: str, user_id: Annotated[str, Query()]) -> dict[str, Any]:
 @app.delete("/v1/users/<user_id>")
 def erase_user(user_id: str) -> dict[str, Any]:
     return {"user_id": user_id, "erased": runtime.memory().erase_user(user_id)}
+
+
+@app.get("/v1/users/<user_id>/export")
+def export(user_id: str, after: Annotated[str | None, Query()] = None,
+           limit: Annotated[int, Query(ge=1, le=1000)] = 500) -> Response[str]:
+    """One page of the user's export as JSON Lines (format in ``X-Export-Format``); the next page
+    starts after the memory id in ``X-Next-After`` (absent on the last page)."""
+    page = export_page(runtime.memory(), user_id, after, limit)
+    headers = {"X-Export-Format": FORMAT, "X-Archived": str(len(page.archived))}
+    if page.next_after:
+        headers["X-Next-After"] = page.next_after
+    return Response(status_code=200, content_type="application/x-ndjson", headers=headers,
+                    body="".join(json.dumps(r, ensure_ascii=False) + "\n" for r in page.records))
+
+
+@app.post("/v1/users/<user_id>/import")
+def import_(user_id: str, body: ImportRequest) -> dict[str, Any]:
+    """Import a batch of records for this user, indexed before the answer (the judgement models
+    are not re-run on an import). A bad record refuses the whole batch with its position."""
+    m = runtime.memory()
+    convert = (mem0_converter(user_id, summary_chars=m.settings.summary_chars,
+                              importance=m.settings.default_importance) if body.from_format == "mem0" else None)
+    records = parse_records(((f"record {i}", r) for i, r in enumerate(body.records, 1)),
+                            user_id=validate_id(user_id, "user_id"), settings=m.settings, convert=convert)
+    report = import_records(m, records)
+    return {"user_id": user_id, "records": len(records), "created": report.created, "updated": report.updated,
+            "unchanged": report.unchanged, "indexed": report.indexed}
 
 
 @app.get("/v1/users/<user_id>/recalls")
