@@ -728,6 +728,30 @@ class Memory:
             if key.endswith(".json"):
                 yield Original.model_validate(self.store.get_json(key))
 
+    def export(self, user_id: str, page_size: int = 500) -> Iterable[dict[str, Any]]:
+        """Every export record of the user (``agent-memory/v1``, see :mod:`agent_memory.portability`)."""
+        from agent_memory.portability import iter_pages
+
+        for page in iter_pages(self, user_id, page_size):
+            yield from page.records
+
+    def import_records(self, user_id: str, records: Sequence[dict[str, Any]], *,
+                       from_format: str = "agent-memory") -> dict[str, int]:
+        """Import export records (or mem0 ``get_all()`` items) of one user: validated whole first,
+        idempotent by memory id, states kept as given (see :mod:`agent_memory.portability`)."""
+        from dataclasses import asdict
+
+        from agent_memory.portability import import_records, parse_records
+        from agent_memory.portability.from_mem0 import mem0_converter
+
+        if from_format not in ("agent-memory", "mem0"):
+            raise InvalidInputError(f"from_format {from_format!r}: choose agent-memory or mem0")
+        convert = (mem0_converter(user_id, summary_chars=self.settings.summary_chars,
+                                  importance=self.settings.default_importance) if from_format == "mem0" else None)
+        parsed = parse_records(((f"record {i}", r) for i, r in enumerate(records, 1)),
+                               user_id=validate_id(user_id, "user_id"), settings=self.settings, convert=convert)
+        return {"records": len(parsed), **asdict(import_records(self, parsed))}
+
     def health(self) -> dict[str, Any]:
         out: dict[str, Any] = {"status": "ok"}
         for name, check in (("index", self.index.ping), ("store", self.store.ping)):

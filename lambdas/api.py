@@ -23,10 +23,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from agent_memory import console, runtime
 from agent_memory.access import check_access
 from agent_memory.errors import AgentMemoryError, ForbiddenError, InvalidInputError, NotFoundError
-from agent_memory.ids import validate_id
 from agent_memory.model import RecallRequest, RememberRequest, WorkingSetRequest
-from agent_memory.portability import FORMAT, export_page, import_records, parse_records
-from agent_memory.portability.from_mem0 import mem0_converter
+from agent_memory.portability import FORMAT, export_page
 from agent_memory.portability.records import ImportRequest
 from agent_memory.queue import IndexJob
 
@@ -203,14 +201,8 @@ def export(user_id: str, after: Annotated[str | None, Query()] = None,
 def import_(user_id: str, body: ImportRequest) -> dict[str, Any]:
     """Import a batch of records for this user, indexed before the answer (the judgement models
     are not re-run on an import). A bad record refuses the whole batch with its position."""
-    m = runtime.memory()
-    convert = (mem0_converter(user_id, summary_chars=m.settings.summary_chars,
-                              importance=m.settings.default_importance) if body.from_format == "mem0" else None)
-    records = parse_records(((f"record {i}", r) for i, r in enumerate(body.records, 1)),
-                            user_id=validate_id(user_id, "user_id"), settings=m.settings, convert=convert)
-    report = import_records(m, records)
-    return {"user_id": user_id, "records": len(records), "created": report.created, "updated": report.updated,
-            "unchanged": report.unchanged, "indexed": report.indexed}
+    report = runtime.memory().import_records(user_id, body.records, from_format=body.from_format)
+    return {"user_id": user_id, **report}
 
 
 @app.get("/v1/users/<user_id>/recalls")

@@ -55,14 +55,15 @@ def mem0_converter(user_id: str | None, *, summary_chars: int = 512, importance:
         owner = item.get("user_id") or user_id
         if not owner:
             raise ValueError("the item has no user_id: give the user to import for (--user)")
-        now = utcnow()
+        created = _utc(item.get("created_at")) or utcnow()
         metadata = item.get("metadata") or {}
         return {
             "format": FORMAT, "memory_id": memory_id, "user_id": owner, "session_id": "default",
             "content": content, "summary": content.strip()[:summary_chars],
             "memory_type": "task" if metadata.get("memory_type") == "procedural_memory" else "fact",
             "importance": importance, "source": "agent_inferred" if item.get("role") == "assistant" else "user_said",
-            "metadata": metadata, "created_at": _utc(item.get("created_at")) or now, "stored_at": now,
+            "metadata": metadata, "created_at": created,
+            "stored_at": _utc(item.get("updated_at")) or created,  # the same on every import of the item
             "provenance": {"kind": "import", "from": "mem0",
                            "mem0": {k: item[k] for k in _MEM0_FIELDS if item.get(k) is not None}},
         }
