@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from agent_memory.config import Settings
 from agent_memory.errors import AgentMemoryError, BackendUnavailableError
+from agent_memory.model import scope_label
 
 app = typer.Typer(help="Long-term memory for LLM agents.", no_args_is_help=True,
                   pretty_exceptions_enable=False)
@@ -23,6 +24,8 @@ err_console = Console(stderr=True)
 DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Folder of the embedded store and index.")]
 User = Annotated[str, typer.Option("--user", "-u", help="The user the memory belongs to.")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+Agent = Annotated[str | None, typer.Option("--agent", help="Agent scope (see the README: scopes).")]
+Run = Annotated[str | None, typer.Option("--run", help="Run scope (see the README: scopes).")]
 
 
 def _settings(data_dir: Path | None) -> Settings:
@@ -54,14 +57,16 @@ def remember(
     topic: Annotated[str | None, typer.Option(help="Topic slot; a newer memory supersedes older ones.")] = None,
     inferred: Annotated[bool, typer.Option("--inferred", help="Mark as agent_inferred.")] = False,
     created_at: Annotated[datetime | None, typer.Option(help="ISO time with zone, for back-filling.")] = None,
+    agent: Agent = None,
+    run: Run = None,
     data_dir: DataDir = None,
 ) -> None:
-    """Store one statement for a user."""
+    """Store one statement for a user (shared by all their agents unless --agent/--run scope it)."""
     try:
         ids = _memory(data_dir).remember(
             user_id=user, content=content, session_id=session, memory_type=memory_type,
             importance=importance, topic_id=topic, created_at=created_at,
-            source="agent_inferred" if inferred else "user_said")
+            source="agent_inferred" if inferred else "user_said", agent_id=agent, run_id=run)
     except AgentMemoryError as exc:
         raise _fail(exc) from None
     for mid in ids:
@@ -77,6 +82,8 @@ def recall(
     include_inferred: Annotated[bool, typer.Option("--include-inferred")] = False,
     include_cold: Annotated[bool, typer.Option("--include-cold", help="Re-hydrate the cold tier first.")] = False,
     no_gate: Annotated[bool, typer.Option("--no-gate", help="Search even when nothing personal is asked.")] = False,
+    agent: Agent = None,
+    run: Run = None,
     as_json: AsJson = False,
     data_dir: DataDir = None,
 ) -> None:
@@ -84,7 +91,7 @@ def recall(
     try:
         result = _memory(data_dir).recall(user_id=user, query=query, top_k=top_k, min_score=min_score,
                                           include_inferred=include_inferred, include_cold=include_cold,
-                                          gate=False if no_gate else None)
+                                          gate=False if no_gate else None, agent_id=agent, run_id=run)
     except AgentMemoryError as exc:
         raise _fail(exc) from None
     if as_json:
@@ -97,7 +104,8 @@ def recall(
         console.print(f"   score {p.score:.3f} = similarity {p.similarity:.3f} x decay {p.decay:.3f} "
                       f"x importance {p.importance_weight:.2f} x {h.memory_type} {p.type_weight:.2f}",
                       highlight=False)
-        console.print(f"   {h.created_at.date().isoformat()}  {h.source}  id {h.memory_id}", highlight=False)
+        console.print(f"   {h.created_at.date().isoformat()}  {h.source}  {scope_label(h.agent_id, h.run_id)}  "
+                      f"id {h.memory_id}", markup=False, highlight=False)
     if result.gate is not None and result.gate["decision"] == "nothing":
         console.print(f"(nothing: {result.gate['reason']})", markup=False, highlight=False)
     elif not result:
@@ -106,10 +114,10 @@ def recall(
 
 @app.command()
 def forget(memory_id: str, user: Annotated[str | None, typer.Option("--user", "-u")] = None,
-           data_dir: DataDir = None) -> None:
+           agent: Agent = None, run: Run = None, data_dir: DataDir = None) -> None:
     """Soft-delete a memory: kept in history, never recalled again."""
     try:
-        rec = _memory(data_dir).forget(memory_id, user_id=user)
+        rec = _memory(data_dir).forget(memory_id, user_id=user, agent_id=agent, run_id=run)
     except AgentMemoryError as exc:
         raise _fail(exc) from None
     console.print(f"forgotten {rec.id} at {rec.deleted_at}")
@@ -122,20 +130,22 @@ def inspect(
     topic: Annotated[str | None, typer.Option(help="With --user: every version of this topic.")] = None,
     recalls: Annotated[bool, typer.Option("--recalls", help="With --user: the recall log.")] = False,
     all_: Annotated[bool, typer.Option("--all", help="Include superseded and deleted memories.")] = False,
+    agent: Agent = None,
+    run: Run = None,
     data_dir: DataDir = None,
 ) -> None:
     """Look at one memory, a user's timeline, a topic's versions or the recall log."""
     try:
         m = _memory(data_dir)
         if memory_id:
-            _dump(m.get(memory_id, user_id=user))
+            _dump(m.get(memory_id, user_id=user, agent_id=agent, run_id=run))
         elif user and topic:
-            _dump([r.model_dump(mode="json") for r in m.versions(topic, user_id=user)])
+            _dump([r.model_dump(mode="json") for r in m.versions(topic, user_id=user, agent_id=agent, run_id=run)])
         elif user and recalls:
             _dump(m.recalls(user))
         elif user:
             _dump([r.model_dump(mode="json") for r in m.timeline(
-                user, include_inactive=all_, include_deleted=all_, limit=1000)])
+                user, include_inactive=all_, include_deleted=all_, limit=1000, agent_id=agent, run_id=run)])
         else:
             raise typer.BadParameter("give a memory id or --user")
     except AgentMemoryError as exc:
@@ -144,12 +154,15 @@ def inspect(
 
 @app.command()
 def erase(user: User, yes: Annotated[bool, typer.Option("--yes", help="Do not ask.")] = False,
+          agent: Annotated[str | None, typer.Option("--agent", help="Only this agent's memories.")] = None,
+          run: Annotated[str | None, typer.Option("--run", help="Only this run's memories.")] = None,
           data_dir: DataDir = None) -> None:
-    """Erase a user: every index entry, every original version and the recall log."""
+    """Erase a user: every index entry, every original version and the recall log (or one agent's / run's)."""
     if not yes:
-        typer.confirm(f"Erase every memory of {user}?", abort=True)
+        what = " ".join([*([f"of agent {agent}"] if agent else []), *([f"of run {run}"] if run else [])])
+        typer.confirm(f"Erase every memory of {user}{' ' + what if what else ''}?", abort=True)
     try:
-        _dump(_memory(data_dir).erase_user(user))
+        _dump(_memory(data_dir).erase_user(user, agent_id=agent, run_id=run))
     except AgentMemoryError as exc:
         raise _fail(exc) from None
 

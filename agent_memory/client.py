@@ -114,8 +114,10 @@ def _sum_reports(reports: list[dict[str, Any]]) -> dict[str, int]:
     return {k: sum(int(r[k]) for r in reports) for k in ("records", "created", "updated", "unchanged", "indexed")}
 
 
-def _user_param(user_id: str | None) -> dict[str, Any]:
-    return {} if user_id is None else {"user_id": validate_id(user_id, "user_id")}
+def _user_param(user_id: str | None, agent_id: str | None = None, run_id: str | None = None) -> dict[str, Any]:
+    """Query parameters naming the user and the scope, each checked before anything is sent."""
+    named = {"user_id": user_id, "agent_id": agent_id, "run_id": run_id}
+    return {k: validate_id(v, k) for k, v in named.items() if v is not None}
 
 
 class _Api:
@@ -138,33 +140,33 @@ class _Api:
         return _Call("POST", "/v1/recall", _recall_result, body=req.model_dump(mode="json", exclude_none=True))
 
     @staticmethod
-    def get(memory_id: str, user_id: str | None) -> _Call[dict[str, Any]]:
-        return _Call("GET", f"/v1/memories/{validate_memory_id(memory_id)}", dict, _user_param(user_id))
+    def get(memory_id: str, user_id: str | None, **scope: str | None) -> _Call[dict[str, Any]]:
+        return _Call("GET", f"/v1/memories/{validate_memory_id(memory_id)}", dict, _user_param(user_id, **scope))
 
     @staticmethod
-    def forget(memory_id: str, user_id: str | None) -> _Call[IndexRecord]:
+    def forget(memory_id: str, user_id: str | None, **scope: str | None) -> _Call[IndexRecord]:
         return _Call("DELETE", f"/v1/memories/{validate_memory_id(memory_id)}",
-                     lambda d: IndexRecord.model_validate(d["record"]), _user_param(user_id))
+                     lambda d: IndexRecord.model_validate(d["record"]), _user_param(user_id, **scope))
 
     @staticmethod
-    def restore(memory_id: str, user_id: str | None) -> _Call[IndexRecord]:
+    def restore(memory_id: str, user_id: str | None, **scope: str | None) -> _Call[IndexRecord]:
         return _Call("POST", f"/v1/memories/{validate_memory_id(memory_id)}/restore",
-                     lambda d: IndexRecord.model_validate(d["record"]), _user_param(user_id))
+                     lambda d: IndexRecord.model_validate(d["record"]), _user_param(user_id, **scope))
 
     @staticmethod
     def timeline(user_id: str, include_inactive: bool, include_deleted: bool, limit: int,
-                 before: datetime | None) -> _Call[list[IndexRecord]]:
+                 before: datetime | None, **scope: str | None) -> _Call[list[IndexRecord]]:
         params: dict[str, Any] = {"include_inactive": include_inactive, "include_deleted": include_deleted,
-                                  "limit": limit}
+                                  "limit": limit, **_user_param(None, **scope)}
         if before is not None:
             params["before"] = before.isoformat()
         return _Call("GET", f"/v1/users/{validate_id(user_id, 'user_id')}/memories",
                      lambda d: _records(d["memories"]), params)
 
     @staticmethod
-    def versions(topic_id: str, user_id: str) -> _Call[list[IndexRecord]]:
+    def versions(topic_id: str, user_id: str, **scope: str | None) -> _Call[list[IndexRecord]]:
         return _Call("GET", f"/v1/topics/{validate_id(topic_id, 'topic_id')}/versions",
-                     lambda d: _records(d["versions"]), _user_param(user_id))
+                     lambda d: _records(d["versions"]), _user_param(user_id, **scope))
 
     @staticmethod
     def recalls(user_id: str, limit: int) -> _Call[list[dict[str, Any]]]:
@@ -186,8 +188,9 @@ class _Api:
         return _Call("POST", f"/v1/users/{validate_id(user_id, 'user_id')}/import", dict, body=body)
 
     @staticmethod
-    def erase_user(user_id: str) -> _Call[dict[str, int]]:
-        return _Call("DELETE", f"/v1/users/{validate_id(user_id, 'user_id')}", lambda d: dict(d["erased"]))
+    def erase_user(user_id: str, **scope: str | None) -> _Call[dict[str, int]]:
+        return _Call("DELETE", f"/v1/users/{validate_id(user_id, 'user_id')}", lambda d: dict(d["erased"]),
+                     _user_param(None, **scope))
 
     @staticmethod
     def _working(user_id: str, session_id: str, key: str | None = None) -> str:
@@ -226,10 +229,10 @@ class _Api:
 
 def _remember_fields(session_id: str, memory_type: str, importance: float | None, topic_id: str | None,
                      source: str, metadata: dict[str, Any] | None, created_at: datetime | None,
-                     idempotency_key: str | None, context: str | None) -> dict[str, Any]:
+                     idempotency_key: str | None, context: str | None, **extra: Any) -> dict[str, Any]:
     return {"session_id": session_id, "memory_type": memory_type, "importance": importance,
             "topic_id": topic_id, "source": source, "metadata": metadata or {}, "created_at": created_at,
-            "idempotency_key": idempotency_key, "context": context}
+            "idempotency_key": idempotency_key, "context": context, **extra}
 
 
 class _Base:
@@ -291,9 +294,11 @@ class MemoryClient(_Base):
                  memory_type: str = "fact", importance: float | None = None, topic_id: str | None = None,
                  source: str = "user_said", metadata: dict[str, Any] | None = None,
                  created_at: datetime | None = None, idempotency_key: str | None = None,
-                 context: str | None = None, wait: bool = True) -> list[str]:
+                 context: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+                 wait: bool = True) -> list[str]:
         ids = self._run(_Api.remember(user_id, content, messages, **_remember_fields(
-            session_id, memory_type, importance, topic_id, source, metadata, created_at, idempotency_key, context)))
+            session_id, memory_type, importance, topic_id, source, metadata, created_at, idempotency_key, context,
+            agent_id=agent_id, run_id=run_id)))
         if wait:
             deadline = time.monotonic() + self.index_wait
             for mid in ids:
@@ -317,27 +322,33 @@ class MemoryClient(_Base):
                min_importance: float | None = None,
                conversation: Sequence[dict[str, Any] | Message] | None = None,
                consistency: str | None = None, log: bool = True, include_cold: bool = False,
-               gate: bool | None = None) -> RecallResult:
+               gate: bool | None = None, agent_id: str | None = None, run_id: str | None = None) -> RecallResult:
         return self._run(_Api.recall(user_id, query, top_k=top_k, min_score=min_score, memory_types=memory_types,
                                      include_inferred=include_inferred, min_importance=min_importance,
                                      conversation=conversation, consistency=consistency, log=log,
-                                     include_cold=include_cold, gate=gate))
+                                     include_cold=include_cold, gate=gate, agent_id=agent_id, run_id=run_id))
 
-    def get(self, memory_id: str, user_id: str | None = None) -> dict[str, Any]:
-        return self._run(_Api.get(memory_id, user_id))
+    def get(self, memory_id: str, user_id: str | None = None, *, agent_id: str | None = None,
+            run_id: str | None = None) -> dict[str, Any]:
+        return self._run(_Api.get(memory_id, user_id, agent_id=agent_id, run_id=run_id))
 
-    def forget(self, memory_id: str, user_id: str | None = None) -> IndexRecord:
-        return self._run(_Api.forget(memory_id, user_id))
+    def forget(self, memory_id: str, user_id: str | None = None, *, agent_id: str | None = None,
+            run_id: str | None = None) -> IndexRecord:
+        return self._run(_Api.forget(memory_id, user_id, agent_id=agent_id, run_id=run_id))
 
-    def restore(self, memory_id: str, user_id: str | None = None) -> IndexRecord:
-        return self._run(_Api.restore(memory_id, user_id))
+    def restore(self, memory_id: str, user_id: str | None = None, *, agent_id: str | None = None,
+            run_id: str | None = None) -> IndexRecord:
+        return self._run(_Api.restore(memory_id, user_id, agent_id=agent_id, run_id=run_id))
 
     def timeline(self, user_id: str, *, include_inactive: bool = False, include_deleted: bool = False,
-                 limit: int = 50, before: datetime | None = None) -> list[IndexRecord]:
-        return self._run(_Api.timeline(user_id, include_inactive, include_deleted, limit, before))
+                 limit: int = 50, before: datetime | None = None, agent_id: str | None = None,
+                 run_id: str | None = None) -> list[IndexRecord]:
+        return self._run(_Api.timeline(user_id, include_inactive, include_deleted, limit, before,
+                                          agent_id=agent_id, run_id=run_id))
 
-    def versions(self, topic_id: str, *, user_id: str) -> list[IndexRecord]:
-        return self._run(_Api.versions(topic_id, user_id))
+    def versions(self, topic_id: str, *, user_id: str, agent_id: str | None = None,
+                 run_id: str | None = None) -> list[IndexRecord]:
+        return self._run(_Api.versions(topic_id, user_id, agent_id=agent_id, run_id=run_id))
 
     def recalls(self, user_id: str, limit: int = 50) -> list[dict[str, Any]]:
         return self._run(_Api.recalls(user_id, limit))
@@ -345,8 +356,9 @@ class MemoryClient(_Base):
     def users(self, limit: int = 1000) -> list[dict[str, Any]]:
         return self._run(_Api.users(limit))
 
-    def erase_user(self, user_id: str) -> dict[str, int]:
-        return self._run(_Api.erase_user(user_id))
+    def erase_user(self, user_id: str, *, agent_id: str | None = None,
+                   run_id: str | None = None) -> dict[str, int]:
+        return self._run(_Api.erase_user(user_id, agent_id=agent_id, run_id=run_id))
 
     def export(self, user_id: str, page_size: int = 500) -> Iterator[dict[str, Any]]:
         """Every export record of the user (``agent-memory/v1``), fetched a page at a time."""
@@ -413,9 +425,11 @@ class AsyncMemoryClient(_Base):
                        memory_type: str = "fact", importance: float | None = None, topic_id: str | None = None,
                        source: str = "user_said", metadata: dict[str, Any] | None = None,
                        created_at: datetime | None = None, idempotency_key: str | None = None,
-                       context: str | None = None, wait: bool = True) -> list[str]:
+                       context: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+                       wait: bool = True) -> list[str]:
         ids = await self._run(_Api.remember(user_id, content, messages, **_remember_fields(
-            session_id, memory_type, importance, topic_id, source, metadata, created_at, idempotency_key, context)))
+            session_id, memory_type, importance, topic_id, source, metadata, created_at, idempotency_key, context,
+            agent_id=agent_id, run_id=run_id)))
         if wait:
             deadline = time.monotonic() + self.index_wait
             for mid in ids:
@@ -439,27 +453,34 @@ class AsyncMemoryClient(_Base):
                      min_importance: float | None = None,
                      conversation: Sequence[dict[str, Any] | Message] | None = None,
                      consistency: str | None = None, log: bool = True,
-                     include_cold: bool = False, gate: bool | None = None) -> RecallResult:
+                     include_cold: bool = False, gate: bool | None = None, agent_id: str | None = None,
+                     run_id: str | None = None) -> RecallResult:
         return await self._run(_Api.recall(
             user_id, query, top_k=top_k, min_score=min_score, memory_types=memory_types,
             include_inferred=include_inferred, min_importance=min_importance, conversation=conversation,
-            consistency=consistency, log=log, include_cold=include_cold, gate=gate))
+            consistency=consistency, log=log, include_cold=include_cold, gate=gate, agent_id=agent_id, run_id=run_id))
 
-    async def get(self, memory_id: str, user_id: str | None = None) -> dict[str, Any]:
-        return await self._run(_Api.get(memory_id, user_id))
+    async def get(self, memory_id: str, user_id: str | None = None, *, agent_id: str | None = None,
+                  run_id: str | None = None) -> dict[str, Any]:
+        return await self._run(_Api.get(memory_id, user_id, agent_id=agent_id, run_id=run_id))
 
-    async def forget(self, memory_id: str, user_id: str | None = None) -> IndexRecord:
-        return await self._run(_Api.forget(memory_id, user_id))
+    async def forget(self, memory_id: str, user_id: str | None = None, *, agent_id: str | None = None,
+                  run_id: str | None = None) -> IndexRecord:
+        return await self._run(_Api.forget(memory_id, user_id, agent_id=agent_id, run_id=run_id))
 
-    async def restore(self, memory_id: str, user_id: str | None = None) -> IndexRecord:
-        return await self._run(_Api.restore(memory_id, user_id))
+    async def restore(self, memory_id: str, user_id: str | None = None, *, agent_id: str | None = None,
+                  run_id: str | None = None) -> IndexRecord:
+        return await self._run(_Api.restore(memory_id, user_id, agent_id=agent_id, run_id=run_id))
 
     async def timeline(self, user_id: str, *, include_inactive: bool = False, include_deleted: bool = False,
-                       limit: int = 50, before: datetime | None = None) -> list[IndexRecord]:
-        return await self._run(_Api.timeline(user_id, include_inactive, include_deleted, limit, before))
+                       limit: int = 50, before: datetime | None = None, agent_id: str | None = None,
+                       run_id: str | None = None) -> list[IndexRecord]:
+        return await self._run(_Api.timeline(user_id, include_inactive, include_deleted, limit, before,
+                                                agent_id=agent_id, run_id=run_id))
 
-    async def versions(self, topic_id: str, *, user_id: str) -> list[IndexRecord]:
-        return await self._run(_Api.versions(topic_id, user_id))
+    async def versions(self, topic_id: str, *, user_id: str, agent_id: str | None = None,
+                       run_id: str | None = None) -> list[IndexRecord]:
+        return await self._run(_Api.versions(topic_id, user_id, agent_id=agent_id, run_id=run_id))
 
     async def recalls(self, user_id: str, limit: int = 50) -> list[dict[str, Any]]:
         return await self._run(_Api.recalls(user_id, limit))
@@ -467,8 +488,9 @@ class AsyncMemoryClient(_Base):
     async def users(self, limit: int = 1000) -> list[dict[str, Any]]:
         return await self._run(_Api.users(limit))
 
-    async def erase_user(self, user_id: str) -> dict[str, int]:
-        return await self._run(_Api.erase_user(user_id))
+    async def erase_user(self, user_id: str, *, agent_id: str | None = None,
+                         run_id: str | None = None) -> dict[str, int]:
+        return await self._run(_Api.erase_user(user_id, agent_id=agent_id, run_id=run_id))
 
     async def export(self, user_id: str, page_size: int = 500) -> AsyncIterator[dict[str, Any]]:
         after: str | None = None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from agent_memory.config import MEMORY_TYPES, SOURCES
 from agent_memory.errors import InvalidInputError
@@ -43,6 +44,35 @@ def checked_enum(values: Sequence[str], kind: str) -> list[str]:
     return out
 
 
+def index_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
+    """The metadata as the index keeps it for filtering (a copy of the original's)."""
+    return dict(metadata)
+
+
+def stored_metadata(indexed: dict[str, Any]) -> dict[str, Any]:
+    """The original's metadata back from an index row (undoes :func:`index_metadata`)."""
+    return dict(indexed)
+
+
+def checked_scope(values: Sequence[str], kind: str) -> list[str]:
+    """Scope values to match: each a valid id, or ``""`` for memories without that scope."""
+    out = [v if v == "" else validate_id(v, kind) for v in values]
+    if not out:
+        raise InvalidInputError(f"{kind} list must not be empty")
+    return out
+
+
+def visible(scope_id: str | None, kind: str) -> list[str] | None:
+    """What a request scoped to ``scope_id`` (an ``agent_id`` or a ``run_id``) may see: that scope's
+    memories and those without one (shared); ``None`` (no scope given): no restriction."""
+    return None if scope_id is None else ["", validate_id(scope_id, kind)]
+
+
+def exactly(scope_id: str | None, kind: str) -> list[str] | None:
+    """Only the memories of exactly this scope (never the shared ones); ``None``: no restriction."""
+    return None if scope_id is None else [validate_id(scope_id, kind)]
+
+
 @dataclass(frozen=True)
 class MemoryFilter:
     """What a search or listing may return. ``user_id`` is mandatory: no query spans users."""
@@ -57,6 +87,9 @@ class MemoryFilter:
     session_id: str | None = None
     memory_ids: Sequence[str] | None = None
     created_before_ms: int | None = None
+    agent_ids: Sequence[str] | None = None
+    """Rows whose ``agent_id`` is one of these (``""``: no agent, the user's shared memories)."""
+    run_ids: Sequence[str] | None = None
 
     def to_expr(self) -> str:
         parts = [f"user_id == {quote(validate_id(self.user_id, 'user_id'))}"]
@@ -78,6 +111,10 @@ class MemoryFilter:
             parts.append(_in_list("id", [validate_memory_id(m) for m in self.memory_ids]))
         if self.created_before_ms is not None:
             parts.append(f"created_at < {int(self.created_before_ms)}")
+        if self.agent_ids is not None:
+            parts.append(_in_list("agent_id", checked_scope(self.agent_ids, "agent_id")))
+        if self.run_ids is not None:
+            parts.append(_in_list("run_id", checked_scope(self.run_ids, "run_id")))
         return " and ".join(parts)
 
     def checked_min_importance(self) -> float:

@@ -137,20 +137,27 @@ def recall(body: RecallRequest) -> dict[str, Any]:
     return runtime.memory().recall_request(body).to_dict()
 
 
+AgentId = Annotated[str | None, Query(description="Act as this agent: its memories and the user's shared ones.")]
+RunId = Annotated[str | None, Query(description="Narrow to this run: its memories and those of no run.")]
+
+
 @app.get("/v1/memories/<memory_id>")
-def get_memory(memory_id: str, user_id: Annotated[str | None, Query()] = None) -> dict[str, Any]:
-    return runtime.memory().get(memory_id, user_id=user_id)
+def get_memory(memory_id: str, user_id: Annotated[str | None, Query()] = None, agent_id: AgentId = None,
+               run_id: RunId = None) -> dict[str, Any]:
+    return runtime.memory().get(memory_id, user_id=user_id, agent_id=agent_id, run_id=run_id)
 
 
 @app.delete("/v1/memories/<memory_id>")
-def forget(memory_id: str, user_id: Annotated[str | None, Query()] = None) -> dict[str, Any]:
-    rec = runtime.memory().forget(memory_id, user_id=user_id)
+def forget(memory_id: str, user_id: Annotated[str | None, Query()] = None, agent_id: AgentId = None,
+           run_id: RunId = None) -> dict[str, Any]:
+    rec = runtime.memory().forget(memory_id, user_id=user_id, agent_id=agent_id, run_id=run_id)
     return {"memory_id": rec.id, "deleted_at": rec.deleted_at, "record": rec.model_dump(mode="json")}
 
 
 @app.post("/v1/memories/<memory_id>/restore")
-def restore(memory_id: str, user_id: Annotated[str | None, Query()] = None) -> dict[str, Any]:
-    rec = runtime.memory().restore(memory_id, user_id=user_id)
+def restore(memory_id: str, user_id: Annotated[str | None, Query()] = None, agent_id: AgentId = None,
+            run_id: RunId = None) -> dict[str, Any]:
+    rec = runtime.memory().restore(memory_id, user_id=user_id, agent_id=agent_id, run_id=run_id)
     return {"memory_id": rec.id, "deleted_at": None, "record": rec.model_dump(mode="json")}
 
 
@@ -164,24 +171,32 @@ def users(limit: Annotated[int, Query(ge=1, le=10_000)] = 1000) -> dict[str, Any
 def timeline(user_id: str, include_inactive: Annotated[bool, Query()] = False,
              include_deleted: Annotated[bool, Query()] = False,
              limit: Annotated[int, Query(ge=1, le=1000)] = 50,
-             before: Annotated[datetime | None, Query()] = None) -> dict[str, Any]:
+             before: Annotated[datetime | None, Query()] = None, agent_id: AgentId = None,
+             run_id: RunId = None) -> dict[str, Any]:
     if before is not None and before.tzinfo is None:
         raise InvalidInputError("before must be timezone-aware")
     rows = runtime.memory().timeline(user_id, include_inactive=include_inactive,
-                                     include_deleted=include_deleted, limit=limit, before=before)
+                                     include_deleted=include_deleted, limit=limit, before=before,
+                                     agent_id=agent_id, run_id=run_id)
     items = [r.model_dump(mode="json") for r in rows]
     return {"memories": items, "next_before": items[-1]["created_at"] if len(items) == limit else None}
 
 
 @app.get("/v1/topics/<topic_id>/versions")
-def versions(topic_id: str, user_id: Annotated[str, Query()]) -> dict[str, Any]:
-    rows = runtime.memory().versions(topic_id, user_id=user_id)
+def versions(topic_id: str, user_id: Annotated[str, Query()], agent_id: AgentId = None,
+             run_id: RunId = None) -> dict[str, Any]:
+    rows = runtime.memory().versions(topic_id, user_id=user_id, agent_id=agent_id, run_id=run_id)
     return {"topic_id": topic_id, "versions": [r.model_dump(mode="json") for r in rows]}
 
 
 @app.delete("/v1/users/<user_id>")
-def erase_user(user_id: str) -> dict[str, Any]:
-    return {"user_id": user_id, "erased": runtime.memory().erase_user(user_id)}
+def erase_user(user_id: str,
+               agent_id: Annotated[str | None, Query(description="Erase only this agent's memories.")] = None,
+               run_id: Annotated[str | None, Query(description="Erase only this run's memories.")] = None,
+               ) -> dict[str, Any]:
+    """Erasure: every memory of the user, or with ``agent_id`` / ``run_id`` exactly that scope's."""
+    return {"user_id": user_id, "agent_id": agent_id, "run_id": run_id,
+            "erased": runtime.memory().erase_user(user_id, agent_id=agent_id, run_id=run_id)}
 
 
 @app.get("/v1/users/<user_id>/export")

@@ -62,6 +62,12 @@ function state(rec) {
   return el("span", {}, el("span", { class: "badge active" }, "active"), " ", cold);
 }
 
+// Which agent / run a memory belongs to ("shared": every agent of the user sees it).
+function scope(rec) {
+  const parts = [rec.agent_id ? `agent:${rec.agent_id}` : null, rec.run_id ? `run:${rec.run_id}` : null].filter(Boolean);
+  return el("span", { class: `badge scope ${parts.length ? "scoped" : "shared"}` }, parts.join("/") || "shared");
+}
+
 function crumbs(...parts) {
   $crumbs.replaceChildren(...parts.flatMap((p, i) => [i ? " / " : "", p]));
 }
@@ -85,14 +91,17 @@ async function userPage(user) {
   const q = "include_inactive=true&include_deleted=true&limit=500";
   const { memories } = await api("GET", `/v1/users/${enc(user)}/memories?${q}`);
   const $query = el("input", { type: "text", id: "recall-query", placeholder: "try a recall…", size: "48" });
+  const $agent = el("input", { type: "text", id: "recall-agent", placeholder: "as agent (optional)", size: "16" });
   const $results = el("div", { id: "recall-results" });
   const tryRecall = async () => {
     if (!$query.value.trim()) return;
-    const r = await api("POST", "/v1/recall", { user_id: user, query: $query.value });
+    const body = { user_id: user, query: $query.value };
+    if ($agent.value.trim()) body.agent_id = $agent.value.trim();
+    const r = await api("POST", "/v1/recall", body);
     $results.replaceChildren(el("h2", {}, `Recall: ${r.query}`), gateLine(r.gate, "recall-gate"), hitsTable(r.memories),
       el("pre", { id: "recall-context" }, r.context || "(nothing above min_score)"));
   };
-  const $form = el("form", { class: "toolbar" }, $query, el("button", { type: "submit" }, "Recall"),
+  const $form = el("form", { class: "toolbar" }, $query, $agent, el("button", { type: "submit" }, "Recall"),
     el("a", { href: `#/u/${enc(user)}/recalls` }, "recall log"),
     el("button", { class: "danger", id: "erase", type: "button", onclick: () => erase(user) }, "Erase user…"));
   $form.addEventListener("submit", (e) => { e.preventDefault(); tryRecall().catch((err) => say(err.message)); });
@@ -102,9 +111,9 @@ async function userPage(user) {
 
 function timelineTable(user, rows) {
   return el("table", { id: "timeline" },
-    el("tr", {}, ["created", "state", "type", "memory", "importance", "source", "topic", ""].map((h) => el("th", {}, h))),
+    el("tr", {}, ["created", "state", "scope", "type", "memory", "importance", "source", "topic", ""].map((h) => el("th", {}, h))),
     rows.map((r) => el("tr", { "data-id": r.id },
-      el("td", {}, day(r.created_at)), el("td", {}, state(r)), el("td", {}, r.memory_type),
+      el("td", {}, day(r.created_at)), el("td", {}, state(r)), el("td", {}, scope(r)), el("td", {}, r.memory_type),
       el("td", { class: "content" }, el("a", { href: `#/u/${enc(user)}/m/${enc(r.id)}` }, r.summary)),
       el("td", { class: "num" }, fmt(r.importance, 2)), el("td", {}, r.source),
       el("td", {}, r.topic_id ? el("a", { href: `#/u/${enc(user)}/m/${enc(r.id)}` }, r.topic_id) : ""),
@@ -135,10 +144,10 @@ function judgement(original) {
 
 function hitsTable(hits) {
   return el("table", { class: "hits" },
-    el("tr", {}, ["memory", "score", "similarity", "lexical", "relevance", "decay", "importance", "type", "created"]
+    el("tr", {}, ["memory", "scope", "score", "similarity", "lexical", "relevance", "decay", "importance", "type", "created"]
       .map((h) => el("th", {}, h))),
     hits.map((h) => el("tr", {},
-      el("td", { class: "content" }, h.content), el("td", { class: "num score" }, fmt(h.score)),
+      el("td", { class: "content" }, h.content), el("td", {}, scope(h)), el("td", { class: "num score" }, fmt(h.score)),
       el("td", { class: "num" }, fmt(h.parts.similarity)), el("td", { class: "num" }, fmt(h.parts.lexical)),
       el("td", { class: "num" }, fmt(h.parts.relevance)), el("td", { class: "num" }, fmt(h.parts.decay)),
       el("td", { class: "num" }, fmt(h.parts.importance_weight)), el("td", { class: "num" }, fmt(h.parts.type_weight)),
@@ -149,7 +158,7 @@ async function memoryPage(user, id) {
   crumbs(el("a", { href: "#/" }, "users"), el("a", { href: `#/u/${enc(user)}` }, user), id);
   const m = await api("GET", `/v1/memories/${enc(id)}?user_id=${enc(user)}`);
   const parts = [el("h1", {}, m.original.content),
-    el("div", { class: "toolbar" }, state(m.record),
+    el("div", { class: "toolbar" }, state(m.record), scope(m.record),
       [m.record.memory_type, `importance ${fmt(m.record.importance, 2)}`, m.record.source, day(m.record.created_at)]
         .map((t) => el("span", {}, t))),
     judgement(m.original),

@@ -2,9 +2,10 @@
 
 A record is the :class:`~agent_memory.model.Original` as the store keeps it (content, context,
 type, importance, topic, state with its version links and ``deleted_at``, provenance, metadata,
-ids, timestamps) plus ``"format": "agent-memory/v1"``. Dumping the original itself means a field
-added to the original is exported without touching this module; the format name changes only
-when a field changes meaning. Each line carries the format, so files can be concatenated and
+ids, scope (``agent_id``, ``run_id``), ``expires_at``, timestamps) plus
+``"format": "agent-memory/v1"``. Dumping the original itself means a field added to the original
+is exported without touching this module; the format name changes only when a field changes
+meaning. Each line carries the format, so files can be concatenated and
 read line by line without a header.
 
 Imports are validated as strictly as a remember request: ids that become S3 keys and index
@@ -44,7 +45,9 @@ class ExportRecord(Original):
         """Every id that becomes a key or a filter value, checked as a remember request's are."""
         if not self.content.strip():
             raise ValueError("content must not be blank")
-        for name in ("user_id", "session_id", "topic_id", "idempotency_key"):
+        if self.expires_at is not None and self.expires_at.utcoffset() is None:
+            raise ValueError("expires_at must be timezone-aware")
+        for name in ("user_id", "session_id", "topic_id", "idempotency_key", "agent_id", "run_id"):
             if (value := getattr(self, name)) is not None:
                 validate_id(value, name)
         for linked in (self.memory_id, self.state.superseded_by, self.state.duplicate_of, *self.state.supersedes):

@@ -115,6 +115,31 @@ def test_versions_forget_restore_timeline_erase(api: Any) -> None:
     assert api.timeline(u, include_inactive=True, include_deleted=True) == []
 
 
+def test_agent_and_run_scopes(api: Any) -> None:
+    u = user()
+    [shared] = api.remember(u, "The team meets on Mondays")
+    [mine] = api.remember(u, "The deploy key is in the vault", agent_id="ops", run_id="r1")
+    [theirs] = api.remember(u, "The deploy key is in the drawer", agent_id="dev")
+    hits = api.recall(u, "where is the deploy key", agent_id="ops", min_score=-1, gate=False)
+    assert {h.memory_id for h in hits} == {shared, mine}
+    assert {(h.agent_id, h.run_id) for h in hits if h.memory_id == mine} == {("ops", "r1")}
+    assert {h.memory_id for h in api.recall(u, "deploy key", agent_id="ops", run_id="r2", min_score=-1,
+                                            gate=False)} == {shared}
+    assert {r.id for r in api.timeline(u, agent_id="dev")} == {shared, theirs}
+    assert [v.agent_id for v in api.timeline(u, run_id="r1") if v.id == mine] == ["ops"]
+    with pytest.raises(NotFoundError):
+        api.get(mine, user_id=u, agent_id="dev")
+    with pytest.raises(NotFoundError):
+        api.forget(mine, user_id=u, agent_id="dev")
+    with pytest.raises(InvalidInputError):
+        api.recall(u, "deploy key", agent_id='ops" or agent_id != "')
+    with pytest.raises(InvalidInputError):
+        api.timeline(u, agent_id="../ops")
+    assert api.erase_user(u, agent_id="ops")["index_entries"] == 1
+    assert {r.id for r in api.timeline(u)} == {shared, theirs}
+    assert api.erase_user(u)["index_entries"] == 2
+
+
 def test_idempotency_key_makes_one_memory(api: Any) -> None:
     u = user()
     a = api.remember(u, "My locker code is 0815", idempotency_key="locker-1")

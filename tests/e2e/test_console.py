@@ -54,7 +54,7 @@ def test_console_timeline_recall_forget_versions_and_log(mirror: RunningMirror, 
         [peanuts] = c.remember(user, "我对花生过敏", importance=0.9)
         c.remember(user, "I work at Acme", topic_id="employer")
         [globex] = c.remember(user, "I now work at Globex", topic_id="employer")
-        [coffee] = c.remember(user, "I take my coffee black", memory_type="preference")
+        [coffee] = c.remember(user, "I take my coffee black", memory_type="preference", agent_id="barista")
         c.remember("someone-else", "unrelated")
     wait = WebDriverWait(browser, 60)  # generous: the suite runs on 2 loaded cores
 
@@ -75,6 +75,7 @@ def test_console_timeline_recall_forget_versions_and_log(mirror: RunningMirror, 
     assert set(rows) >= {peanuts, globex, coffee} and len(rows) == 4
     assert "superseded" in next(t for t in rows.values() if "Acme" in t)
     assert "active" in rows[globex] and "preference" in rows[coffee]
+    assert "agent:barista" in rows[coffee] and "shared" in rows[globex]  # each memory's scope
     shot(browser, "2-timeline")
 
     query = browser.find_element(By.ID, "recall-query")

@@ -200,6 +200,22 @@ def test_bad_requests_get_json_errors(stack: tuple[Settings, Queues, Any], metho
         assert doc["error"] and doc["message"] and "Traceback" not in json.dumps(doc)
 
 
+@pytest.mark.parametrize("hostile", ['a" or agent_id != "', "../x", "", "x" * 200])
+def test_hostile_scopes_are_422_on_every_route(stack: tuple[Settings, Queues, Any], hostile: str) -> None:
+    u = new_user()
+    for field in ("agent_id", "run_id"):
+        for method, path, body, query in (
+                ("POST", "/v1/memories", {"user_id": u, "content": "x", field: hostile}, None),
+                ("POST", "/v1/recall", {"user_id": u, "query": "x", field: hostile}, None),
+                ("GET", f"/v1/users/{u}/memories", None, {field: hostile}),
+                ("DELETE", f"/v1/users/{u}", None, {field: hostile}),
+                ("GET", "/v1/topics/t/versions", None, {"user_id": u, field: hostile}),
+                ("GET", "/v1/memories/" + "0" * 32, None, {"user_id": u, field: hostile})):
+            got, doc = call_api(method, path, body, query=query)
+            assert got == 422, (method, path, doc)
+            assert doc["message"] and "Traceback" not in json.dumps(doc)
+
+
 def test_form_body_is_refused_as_unsupported(stack: tuple[Settings, Queues, Any]) -> None:
     got, doc = call_api("POST", "/v1/recall", "user_id=u1&query=x", content_type="application/x-www-form-urlencoded")
     assert got == 415 and doc["error"] == "UnsupportedMediaType"
