@@ -9,7 +9,8 @@ Methods, argument names and result shapes are mem0's: ``add`` -> ``{"results": [
 
 Where the services differ, this service's rules hold, on purpose:
 - every memory belongs to a user: ``user_id`` is required (mem0 also allows agent- or run-only
-  memories); ``agent_id``/``run_id`` narrow within the user;
+  memories); ``agent_id``/``run_id`` are the service's scopes, matched exactly as mem0 does (a
+  filter on an agent returns that agent's memories, not the user's shared ones);
 - ``infer=True`` runs this service's extraction (trigger + statements), ``infer=False`` stores
   each non-system message as it is; an exact repeat of an active memory is recorded as a
   confirmation of it (mem0 would store a second copy);
@@ -47,7 +48,7 @@ SCOPES = ("user_id", "agent_id", "run_id")
 PROMOTED = ("user_id", "agent_id", "run_id", "actor_id", "role")
 RESERVED = "mem0"
 """The metadata key under which this facade keeps what mem0 has and the service has not (the
-first version's id and created_at, role, actor, agent and run ids). Never shown as metadata."""
+first version's id and created_at, role, actor). Never shown as metadata."""
 _UNSET: Any = object()
 
 
@@ -130,16 +131,15 @@ class Memory:
         owner = _entity(user_id, "user_id")
         if owner is None:
             raise ValueError("user_id is required: every memory of this service belongs to a user")
-        scope = {k: v for k, v in (("agent_id", _entity(agent_id, "agent_id")),
-                                   ("run_id", _entity(run_id, "run_id"))) if v}
+        agent_id, run_id = _entity(agent_id, "agent_id"), _entity(run_id, "run_id")
         turns = [{"role": "user", "content": messages}] if isinstance(messages, str) else (
             [messages] if isinstance(messages, dict) else list(messages))
         user_meta = {k: v for k, v in (metadata or {}).items() if k not in (*SCOPES, "actor_id", RESERVED)}
         created = _when(timestamp)
         if infer:
             said = [{"role": t["role"], "content": t["content"]} for t in turns if t.get("role") != "system"]
-            ids = self.backend.remember(owner, messages=said, metadata={**user_meta, RESERVED: scope},
-                                        created_at=created)
+            ids = self.backend.remember(owner, messages=said, metadata=user_meta, created_at=created,
+                                        agent_id=agent_id, run_id=run_id)
             return {"results": [{"id": _uuid(mid), "memory": self.backend.get(mid)["original"]["content"],
                                  "event": "ADD"} for mid in ids]}
         results = []
@@ -147,10 +147,10 @@ class Memory:
             role, content = turn.get("role"), turn.get("content")
             if role is None or content is None or role == "system":
                 continue
-            own = {**scope, "role": role, **({"actor_id": turn["name"]} if turn.get("name") else {})}
+            own = {"role": role, **({"actor_id": turn["name"]} if turn.get("name") else {})}
             for mid in self.backend.remember(owner, str(content), metadata={**user_meta, RESERVED: own},
                                              source="agent_inferred" if role == "assistant" else "user_said",
-                                             created_at=created):
+                                             created_at=created, agent_id=agent_id, run_id=run_id):
                 results.append({"id": _uuid(mid), "memory": content, "event": "ADD",
                                 "actor_id": turn.get("name"), "role": role})
         return {"results": results}
@@ -241,15 +241,15 @@ class Memory:
             return {"results": []}
         narrowed = bool(conditions) or len(scope) > 1
         hits = self.backend.recall(scope["user_id"], query.strip(), top_k=min(100, top_k * 4 if narrowed else top_k),
-                                   min_score=threshold or 0.0, gate=False, include_inferred=True)
+                                   min_score=threshold or 0.0, gate=False, include_inferred=True,
+                                   agent_id=scope.get("agent_id"), run_id=scope.get("run_id"))
         out = []
         for h in hits:
-            own = h.metadata.get(RESERVED, {})
             shown = {k: v for k, v in h.metadata.items() if k != RESERVED}
-            if not _in_scope(own, scope) or not matches(shown, conditions):
+            if not _in_scope(h.agent_id, h.run_id, scope) or not matches(shown, conditions):
                 continue
-            out.append({**_shape(h.memory_id, h.content, shown, own, h.created_at.isoformat(), scope["user_id"]),
-                        "score": h.score})
+            hit = {**h.model_dump(), "user_id": scope["user_id"]}
+            out.append({**_shape(hit, h.content, shown, h.created_at.isoformat()), "score": h.score})
             if len(out) == top_k:
                 break
         return {"results": [_ordered(r) for r in out]}
@@ -302,13 +302,12 @@ class Memory:
         """The user's active memories in the scope meeting ``conditions``, newest first."""
         before: datetime | None = None
         while True:
-            rows = self.backend.timeline(scope["user_id"], limit=200, before=before)
+            rows = self.backend.timeline(scope["user_id"], limit=200, before=before,
+                                         agent_id=scope.get("agent_id"), run_id=scope.get("run_id"))
             for row in rows:
-                original = self._original(row.id)
-                own = original["metadata"].get(RESERVED, {})
-                shown = {k: v for k, v in original["metadata"].items() if k != RESERVED}
-                if _in_scope(own, scope) and matches(shown, conditions):
-                    yield original
+                shown = {k: v for k, v in row.metadata.items() if k != RESERVED}
+                if _in_scope(row.agent_id, row.run_id, scope) and matches(shown, conditions):
+                    yield self._original(row.id)
             if len(rows) < 200:
                 return
             before = rows[-1].created_at
@@ -329,24 +328,27 @@ def _when(timestamp: Any) -> datetime | None:
     return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
-def _in_scope(own: Mapping[str, Any], scope: Mapping[str, str]) -> bool:
-    return all(own.get(k) == v for k, v in scope.items() if k != "user_id")
+def _in_scope(agent_id: str | None, run_id: str | None, scope: Mapping[str, str]) -> bool:
+    """mem0's exact match: an agent's filter wants that agent's memories only (the service's
+    agent view would add the user's shared ones)."""
+    return scope.get("agent_id", agent_id) == agent_id and scope.get("run_id", run_id) == run_id
 
 
 def _item(original: Mapping[str, Any]) -> dict[str, Any]:
-    own = original["metadata"].get(RESERVED, {})
     shown = {k: v for k, v in original["metadata"].items() if k != RESERVED}
-    return _ordered(_shape(original["memory_id"], original["content"], shown, own,
-                           _iso(original["created_at"]), original["user_id"]))
+    return _ordered(_shape(original, original["content"], shown, _iso(original["created_at"])))
 
 
-def _shape(memory_id: str, content: str, shown: dict[str, Any], own: Mapping[str, Any], version_at: str,
-           user_id: str) -> dict[str, Any]:
-    """One mem0 item: the first version's id and created_at, this version's text and time."""
-    return {"id": own.get("id") or _uuid(memory_id), "memory": content,
+def _shape(memory: Mapping[str, Any], content: str, shown: dict[str, Any], version_at: str) -> dict[str, Any]:
+    """One mem0 item from an original or a recall hit: the first version's id and created_at,
+    this version's text and time, the scope and mem0's role/actor promoted as mem0 does."""
+    own = memory["metadata"].get(RESERVED, {})
+    promoted = {**own, "user_id": memory["user_id"], "agent_id": memory.get("agent_id"),
+                "run_id": memory.get("run_id")}
+    return {"id": own.get("id") or _uuid(memory["memory_id"]), "memory": content,
             "hash": hashlib.md5(content.encode()).hexdigest(), "metadata": shown or None,
             "created_at": own.get("created_at") or version_at, "updated_at": version_at,
-            **{k: v for k in PROMOTED if (v := own.get(k)) is not None}, "user_id": user_id}
+            **{k: v for k in PROMOTED if (v := promoted.get(k)) is not None}}
 
 
 def _ordered(item: dict[str, Any]) -> dict[str, Any]:

@@ -9,7 +9,9 @@ or JSON Lines of items. Each item (``id``, ``memory``, ``metadata``, ``created_a
 - ``memory`` is the content, ``metadata`` is kept, ``created_at`` is kept (a naive time is
   taken as UTC, as mem0 writes UTC), ``updated_at`` and mem0's own fields go to provenance;
 - a memory mem0 took from an ``assistant`` message is ``agent_inferred``, others ``user_said``;
-- the user comes from the item, else from the import's ``--user``.
+- the user comes from the item, else from the import's ``--user``; mem0's ``agent_id`` and
+  ``run_id`` are this service's scopes of the same names, ``expiration_date`` its ``expires_at``
+  (the start of the next day, UTC, when mem0 stops showing the memory).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from agent_memory.model import utcnow
@@ -62,6 +64,8 @@ def mem0_converter(user_id: str | None, *, summary_chars: int = 512, importance:
             "content": content, "summary": content.strip()[:summary_chars],
             "memory_type": "task" if metadata.get("memory_type") == "procedural_memory" else "fact",
             "importance": importance, "source": "agent_inferred" if item.get("role") == "assistant" else "user_said",
+            "agent_id": item.get("agent_id"), "run_id": item.get("run_id"),
+            "expires_at": _expiry(item.get("expiration_date")),
             "metadata": metadata, "created_at": created,
             "stored_at": _utc(item.get("updated_at")) or created,  # the same on every import of the item
             "provenance": {"kind": "import", "from": "mem0",
@@ -69,6 +73,13 @@ def mem0_converter(user_id: str | None, *, summary_chars: int = 512, importance:
         }
 
     return convert
+
+
+def _expiry(value: Any) -> datetime | None:
+    """mem0's ``expiration_date`` (a day) is hidden from the next day on: that instant, in UTC."""
+    if not value:
+        return None
+    return datetime.combine(date.fromisoformat(str(value)[:10]) + timedelta(days=1), time(), UTC)
 
 
 def _utc(value: Any) -> datetime | None:

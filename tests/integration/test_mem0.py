@@ -92,6 +92,12 @@ def script(m: Any, u: str, other: str) -> dict[str, Any]:
     seen["deleted_get"] = m.get(noted["id"])
     seen["history"] = [(h["event"], h["old_memory"], h["new_memory"]) for h in m.history(peanuts["id"])]
     seen["history_deleted"] = [(h["event"], h["is_deleted"]) for h in m.history(noted["id"])]
+    m.add("Book aisle seats on my flights", user_id=u, agent_id="travel", infer=False)
+    seen["agent_search"] = [(r["memory"], r["agent_id"]) for r in m.search(
+        "which seats do I like?", filters={"user_id": u, "agent_id": "travel"})["results"]]
+    seen["agent_list"] = [(r["memory"], r["agent_id"]) for r in m.get_all(
+        filters={"user_id": u, "agent_id": "travel"})["results"]]
+    seen["all_list"] = len(m.get_all(filters={"user_id": u})["results"])
     with pytest.raises(ValueError, match="Top-level entity parameters"):
         m.search("anything", user_id=u)
     m.delete_all(user_id=u)
@@ -113,9 +119,10 @@ def test_one_mem0_script_answers_alike_on_mem0_and_on_the_facade(tmp_path: Path,
     assert theirs["history"] == [("ADD", None, "I am allergic to peanuts"),
                                  ("UPDATE", "I am allergic to peanuts", "I am allergic to peanuts and shellfish")]
     assert theirs["other_left"] == ["I am allergic to cats"]
+    assert theirs["agent_list"] == [("Book aisle seats on my flights", "travel")] and theirs["all_list"] == 3
     for key in ("added", "add_keys", "search_top", "search_keys", "filtered", "ranged", "listed", "list_keys",
                 "get_keys", "updated", "search_after_update", "deleted_get", "history", "history_deleted",
-                "after_delete_all", "other_left"):
+                "after_delete_all", "other_left", "agent_search", "agent_list", "all_list"):
         assert ours[key] == theirs[key], key
     assert ours["get"] | {"id": None, "user_id": None} == theirs["get"] | {"id": None, "user_id": None}
     assert len(ours["search_users"]) == len(theirs["search_users"]) == 1
@@ -144,7 +151,7 @@ def test_a_mem0_get_all_dump_imports_whole_and_twice_changes_nothing(tmp_path: P
         assert rec["content"] == item["memory"] and rec["metadata"] == (item.get("metadata") or {})
         assert rec["created_at"].replace("Z", "+00:00") == item["created_at"]
         assert rec["source"] == ("agent_inferred" if item["role"] == "assistant" else "user_said")
-        assert rec["provenance"]["mem0"]["id"] == item["id"]
+        assert rec["provenance"]["mem0"]["id"] == item["id"] and rec["run_id"] == item.get("run_id")
     hits = service.recall(u, "what is my daughter called?", gate=False)
     assert hits[0].content == "My daughter's name is Ana"
     assert service.import_records(u, dump["results"], from_format="mem0")["unchanged"] == 3
