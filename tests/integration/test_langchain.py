@@ -5,25 +5,15 @@ back as tool errors, and one user never reaching another's memories."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 from langchain_core.documents import Document
 from langchain_core.messages import ToolMessage
 from langchain_core.runnables import RunnableLambda
 
-from agent_memory import Memory, Settings
-from agent_memory.embed.base import Embedder
+from agent_memory import Memory
 from agent_memory.integrations.langchain import AgentMemoryRetriever, memory_tools
 from tests.conftest import new_user
-
-
-@pytest.fixture(scope="module")
-def memory(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterator[Memory]:
-    m = Memory(Settings(data_dir=tmp_path_factory.mktemp("langchain"), consistency_level="Strong"),
-               embedder=embedder)
-    yield m
-    m.close()
 
 
 def test_retriever_in_a_chain_returns_the_users_memories_as_documents(memory: Memory) -> None:

@@ -8,14 +8,12 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agent_memory import Memory as Service
-from agent_memory import Settings
 from agent_memory.embed.base import Embedder
 from agent_memory.integrations.mem0 import Memory as Facade
 from agent_memory.portability import import_records, parse_records
@@ -50,11 +48,6 @@ def real_mem0(root: Path, embedder: Embedder) -> Any:
     return m
 
 
-@pytest.fixture(scope="module")
-def service(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterator[Service]:
-    s = Service(Settings(data_dir=tmp_path_factory.mktemp("service"), consistency_level="Strong"), embedder=embedder)
-    yield s
-    s.close()
 
 
 def script(m: Any, u: str, other: str) -> dict[str, Any]:
@@ -107,11 +100,11 @@ def script(m: Any, u: str, other: str) -> dict[str, Any]:
 
 
 def test_one_mem0_script_answers_alike_on_mem0_and_on_the_facade(tmp_path: Path, embedder: Embedder,
-                                                                  service: Service) -> None:
+                                                                  memory: Service) -> None:
     mem0 = real_mem0(tmp_path, embedder)
     theirs = script(mem0, "alice", "bob")
     mem0.close()
-    ours = script(Facade(service), new_user("alice"), new_user("bob"))
+    ours = script(Facade(memory), new_user("alice"), new_user("bob"))
     assert theirs["added"] == [("ADD", "I am allergic to peanuts", "user"),
                                ("ADD", "Noted: no peanuts in your meal plans.", "assistant")]
     assert theirs["search_top"] == "I am allergic to peanuts"
@@ -127,11 +120,11 @@ def test_one_mem0_script_answers_alike_on_mem0_and_on_the_facade(tmp_path: Path,
     assert ours["get"] | {"id": None, "user_id": None} == theirs["get"] | {"id": None, "user_id": None}
     assert len(ours["search_users"]) == len(theirs["search_users"]) == 1
     with pytest.raises(ValueError, match="must contain user_id"):  # mem0 allows agent-only memories; not here
-        Facade(service).search("anything", filters={"agent_id": "a1"})
+        Facade(memory).search("anything", filters={"agent_id": "a1"})
 
 
 def test_a_mem0_get_all_dump_imports_whole_and_twice_changes_nothing(tmp_path: Path, embedder: Embedder,
-                                                                     service: Service) -> None:
+                                                                     memory: Service) -> None:
     mem0 = real_mem0(tmp_path, embedder)
     u = new_user("m0")
     mem0.add([{"role": "user", "content": "My daughter's name is Ana"},
@@ -143,17 +136,17 @@ def test_a_mem0_get_all_dump_imports_whole_and_twice_changes_nothing(tmp_path: P
     (tmp_path / "dump.json").write_text(json.dumps(dump))
     records = parse_records(mem0_items((tmp_path / "dump.json").read_text()), user_id=u,
                             convert=mem0_converter(u))
-    report = import_records(service, records)
+    report = import_records(memory, records)
     assert (report.created, report.indexed) == (3, 3)
     by_id = {r["id"].replace("-", ""): r for r in dump["results"]}
-    for rec in service.export(u):
+    for rec in memory.export(u):
         item = by_id[rec["memory_id"]]
         assert rec["content"] == item["memory"] and rec["metadata"] == (item.get("metadata") or {})
         assert rec["created_at"].replace("Z", "+00:00") == item["created_at"]
         assert rec["source"] == ("agent_inferred" if item["role"] == "assistant" else "user_said")
         assert rec["provenance"]["mem0"]["id"] == item["id"] and rec["run_id"] == item.get("run_id")
-    hits = service.recall(u, "what is my daughter called?", gate=False)
+    hits = memory.recall(u, "what is my daughter called?", gate=False)
     assert hits[0].content == "My daughter's name is Ana"
-    assert service.import_records(u, dump["results"], from_format="mem0")["unchanged"] == 3
+    assert memory.import_records(u, dump["results"], from_format="mem0")["unchanged"] == 3
     with pytest.raises(ValueError, match="item 1: mem0 id"):
         parse_records(mem0_items(json.dumps([{"id": "../x", "memory": "m", "user_id": u}])), convert=mem0_converter(u))

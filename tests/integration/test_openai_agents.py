@@ -7,26 +7,19 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from agents import Agent, RunConfig, Runner, set_tracing_disabled
 from agents.testing import ScriptedModel, assistant_message, function_call
 
-from agent_memory import Memory, Settings
-from agent_memory.embed.base import Embedder
+from agent_memory import Memory
 from agent_memory.integrations.openai_agents import MemoryContext, memory_tools, with_memories
 from tests.conftest import new_user
 
 set_tracing_disabled(True)  # the SDK would export traces to OpenAI when a key is set
 
 
-@pytest.fixture(scope="module")
-def memory(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterator[Memory]:
-    m = Memory(Settings(data_dir=tmp_path_factory.mktemp("agents"), consistency_level="Strong"), embedder=embedder)
-    yield m
-    m.close()
 
 
 def test_the_agent_remembers_and_recalls_through_its_tools_for_the_context_user(memory: Memory) -> None:
