@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from agents import FunctionTool, RunContextWrapper, function_tool
+from agents import RunContextWrapper, Tool, function_tool
 from agents.run_config import CallModelData, CallModelInputFilter, ModelInputData
 
 from agent_memory.errors import AgentMemoryError, InvalidInputError
@@ -52,7 +52,7 @@ def _tool_error(ctx: RunContextWrapper[Any], error: Exception) -> str:
     return "An error occurred while running the tool. Please try again."
 
 
-def memory_tools(memory: Backend, user_id: str | None = None) -> list[FunctionTool]:
+def memory_tools(memory: Backend, user_id: str | None = None) -> list[Tool]:
     """``remember`` and ``recall`` tools (answers as JSON text; the SDK would send a dict's Python
     repr); a service refusal reaches the model as the tool's error."""
 

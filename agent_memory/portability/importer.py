@@ -60,9 +60,15 @@ def parse_records(items: Iterable[tuple[str, Any]], *, user_id: str | None = Non
         except (ValueError, ValidationError) as exc:
             errors.append(f"{where}: {_message(exc)}")
             continue
+        except RecursionError:
+            errors.append(f"{where}: nested too deeply")
+            continue
         if rec is None:
             continue
-        problem = _problem(rec, user_id, settings)
+        try:
+            problem = _problem(rec, user_id, settings)
+        except RecursionError:
+            problem = "metadata is nested too deeply"
         if problem is None and rec.memory_id in seen:
             problem = f"memory_id {rec.memory_id} repeats {seen[rec.memory_id]}"
         if problem is not None:
