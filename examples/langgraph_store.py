@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import TypedDict
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
+from langgraph.store.base import BaseStore
 
 from agent_memory import Memory, Settings
 from agent_memory.integrations.langgraph import AgentMemoryStore
@@ -42,17 +44,24 @@ def recall(state: State, runtime: Runtime[Context]) -> State:
     return {"memories": [item.value["content"] for item in found]}
 
 
-builder = StateGraph(State, context_schema=Context)
-builder.add_node("remember", remember)
-builder.add_node("recall", recall)
-builder.add_edge(START, "remember")
-builder.add_edge("remember", "recall")
-builder.add_edge("recall", END)
+def build(store: BaseStore) -> CompiledStateGraph[State, Context, State, State]:
+    builder = StateGraph(State, context_schema=Context)
+    builder.add_node("remember", remember)
+    builder.add_node("recall", recall)
+    builder.add_edge(START, "remember")
+    builder.add_edge("remember", "recall")
+    builder.add_edge("recall", END)
+    return builder.compile(store=store)
 
-memory = Memory(Settings(data_dir=Path(".local-example")))
-memory.erase_user("graph-user")  # start clean
-graph = builder.compile(store=AgentMemoryStore(memory))
 
-graph.invoke({"message": "Remember that I am allergic to peanuts"}, context=Context("graph-user"))
-result = graph.invoke({"message": "What should I avoid eating?"}, context=Context("graph-user"))
-print("recalled:", result["memories"])
+def main() -> None:
+    memory = Memory(Settings(data_dir=Path(".local-example")))
+    memory.erase_user("graph-user")  # start clean
+    graph = build(AgentMemoryStore(memory))
+    graph.invoke({"message": "Remember that I am allergic to peanuts"}, context=Context("graph-user"))
+    result = graph.invoke({"message": "What should I avoid eating?"}, context=Context("graph-user"))  # new thread
+    print("recalled:", result["memories"])
+
+
+if __name__ == "__main__":
+    main()

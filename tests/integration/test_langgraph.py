@@ -6,13 +6,12 @@ agent scopes, and one user never reaches another's items."""
 from __future__ import annotations
 
 import asyncio
-import uuid
-from dataclasses import dataclass
-from typing import Any, TypedDict
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any
 
 import pytest
-from langgraph.graph import END, START, StateGraph
-from langgraph.runtime import Runtime
 from langgraph.store.base import GetOp, InvalidNamespaceError, ListNamespacesOp, MatchCondition, PutOp, SearchOp
 
 from agent_memory import Memory
@@ -20,47 +19,28 @@ from agent_memory.integrations.langgraph import AgentMemoryStore
 from tests.conftest import new_user
 
 
-@dataclass
-class Context:
-    user_id: str
-
-
-class State(TypedDict, total=False):
-    message: str
-    remembered: list[str]
-
-
-def remember_node(state: State, runtime: Runtime[Context]) -> State:
-    """Keep what the user said as a memory in the user's namespace (what a memory node does)."""
-    assert runtime.store is not None
-    if state["message"].startswith("remember:"):
-        runtime.store.put(("memories", runtime.context.user_id), uuid.uuid4().hex,
-                          {"content": state["message"].removeprefix("remember:").strip(), "kind": "fact"})
-    return {}
-
-
-def recall_node(state: State, runtime: Runtime[Context]) -> State:
-    assert runtime.store is not None
-    found = runtime.store.search(("memories", runtime.context.user_id), query=state["message"], limit=3)
-    return {"remembered": [item.value["content"] for item in found]}
+def example() -> Any:
+    """examples/langgraph_store.py, whose graph is the one a user starts from."""
+    path = Path(__file__).resolve().parents[2] / "examples" / "langgraph_store.py"
+    spec = importlib.util.spec_from_file_location("langgraph_store_example", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclass looks its module up
+    spec.loader.exec_module(module)
+    return module
 
 
 def test_a_compiled_graph_keeps_long_term_memory_across_threads(memory: Memory) -> None:
-    builder = StateGraph(State, context_schema=Context)
-    builder.add_node("remember", remember_node)
-    builder.add_node("recall", recall_node)
-    builder.add_edge(START, "remember")
-    builder.add_edge("remember", "recall")
-    builder.add_edge("recall", END)
-    graph = builder.compile(store=AgentMemoryStore(memory))
+    ex = example()
+    graph = ex.build(AgentMemoryStore(memory))
     u, other = new_user(), new_user()
-    graph.invoke({"message": "remember: I am allergic to peanuts"}, context=Context(u))
-    graph.invoke({"message": "remember: I am allergic to penicillin"}, context=Context(other))
-    out = graph.invoke({"message": "what am I allergic to?"}, context=Context(u))  # a new thread, no state
-    assert out["remembered"][0] == "I am allergic to peanuts"
-    assert "I am allergic to penicillin" not in out["remembered"]
-    out = asyncio.run(graph.ainvoke({"message": "what am I allergic to?"}, context=Context(other)))
-    assert out["remembered"] == ["I am allergic to penicillin"]
+    graph.invoke({"message": "remember: I am allergic to peanuts"}, context=ex.Context(u))
+    graph.invoke({"message": "remember: I am allergic to penicillin"}, context=ex.Context(other))
+    out = graph.invoke({"message": "what am I allergic to?"}, context=ex.Context(u))  # a new thread, no state
+    assert out["memories"][0] == "remember: I am allergic to peanuts"
+    assert all("penicillin" not in m for m in out["memories"])
+    out = asyncio.run(graph.ainvoke({"message": "what am I allergic to?"}, context=ex.Context(other)))
+    assert out["memories"] == ["remember: I am allergic to penicillin"]
 
 
 def test_put_get_update_delete_and_versions(memory: Memory) -> None:
