@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -148,5 +150,9 @@ def test_a_mem0_get_all_dump_imports_whole_and_twice_changes_nothing(tmp_path: P
     hits = memory.recall(u, "what is my daughter called?", gate=False)
     assert hits[0].content == "My daughter's name is Ana"
     assert memory.import_records(u, dump["results"], from_format="mem0")["unchanged"] == 3
+    cli = subprocess.run([sys.executable, "-m", "agent_memory.cli", "import", str(tmp_path / "dump.json"), "--from",
+                          "mem0", "--user", u, "--data-dir", str(tmp_path / "cli")], capture_output=True, text=True,
+                         timeout=300)
+    assert cli.returncode == 0 and json.loads(cli.stdout)["created"] == 3, cli.stderr
     with pytest.raises(ValueError, match="item 1: mem0 id"):
         parse_records(mem0_items(json.dumps([{"id": "../x", "memory": "m", "user_id": u}])), convert=mem0_converter(u))
