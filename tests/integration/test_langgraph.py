@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 from langgraph.store.base import GetOp, InvalidNamespaceError, ListNamespacesOp, MatchCondition, PutOp, SearchOp
 
-from agent_memory import Memory
+from agent_memory import Memory, MemoryClient, runtime
 from agent_memory.integrations.langgraph import AgentMemoryStore
 from tests.conftest import new_user
+from tests.integration.conftest import LambdaTransport
 
 
 def example() -> Any:
@@ -112,3 +113,22 @@ def test_batch_and_abatch_answer_in_order(memory: Memory) -> None:
 
     got, spaces = asyncio.run(run())
     assert got.value["content"] == "The user plays the cello" and spaces == [ns]
+
+
+def test_the_store_works_over_http_through_memory_client(memory: Memory) -> None:
+    """The same store on MemoryClient: the real API handler behind it (puts are the import route)."""
+    runtime.configure(memory.settings, memory=memory)
+    try:
+        with MemoryClient("http://api", transport=LambdaTransport()) as client:
+            store = AgentMemoryStore(client)
+            ns = ("memories", new_user(), "coach")
+            store.put(ns, "goal", {"content": "The user trains for a marathon in May"})
+            store.put(ns, "goal", {"content": "The user trains for a half marathon in June"})
+            item = store.get(ns, "goal")
+            assert item is not None and item.value["content"].endswith("half marathon in June")
+            [hit] = store.search(ns, query="what race is the user training for?")
+            assert hit.key == "goal" and store.list_namespaces(prefix=ns[:2]) == [ns]
+            store.delete(ns, "goal")
+            assert store.get(ns, "goal") is None
+    finally:
+        runtime.reset()

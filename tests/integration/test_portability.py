@@ -12,15 +12,14 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from agent_memory import Memory, MemoryClient, Settings, runtime
 from agent_memory.embed.base import Embedder
 from agent_memory.errors import InvalidInputError
-from agent_memory.local.events import LocalContext, api_gateway_event
 from agent_memory.portability import FORMAT, export_page, import_records, iter_pages, parse_records
 from tests.conftest import new_user
+from tests.integration.conftest import LambdaTransport
 
 
 def memory(root: Path, embedder: Embedder) -> Memory:
@@ -137,24 +136,6 @@ def test_cli_export_then_import_into_another_data_dir(tmp_path: Path, embedder: 
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"created": 4, "updated": 0, "unchanged": 0, "indexed": 4, "records": 4}
     assert "import" in done.stderr  # the progress bar
-
-
-class LambdaTransport(httpx.BaseTransport):
-    """httpx requests into the real API handler as API Gateway proxy events (no server needed)."""
-
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
-        from lambdas import api
-
-        query: dict[str, list[str]] = {}
-        for k, v in request.url.params.multi_items():
-            query.setdefault(k, []).append(v)
-        body = request.content.decode() or None
-        event = api_gateway_event(request.method, request.url.path, query,
-                                  {"content-type": "application/json"} if body else {}, body)
-        resp = api.handler(event, LocalContext("api"))
-        headers = [*(resp.get("headers") or {}).items(),
-                   *((k, v) for k, vs in (resp.get("multiValueHeaders") or {}).items() for v in vs)]
-        return httpx.Response(resp["statusCode"], headers=headers, content=(resp.get("body") or "").encode())
 
 
 def test_http_export_pages_and_import_through_the_client(tmp_path: Path, embedder: Embedder) -> None:
