@@ -26,6 +26,44 @@ User = Annotated[str, typer.Option("--user", "-u", help="The user the memory bel
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 Agent = Annotated[str | None, typer.Option("--agent", help="Agent scope (see the README: scopes).")]
 Run = Annotated[str | None, typer.Option("--run", help="Run scope (see the README: scopes).")]
+FilterArgs = Annotated[list[str] | None, typer.Option(
+    "--filter", help="A condition, repeatable (ANDed): key=value, key=a|b (one of), key>=3, key<2026-02-01; "
+                     "session_id=, topic_id=, memory_type=, created_at>= name those fields, other keys metadata.")]
+FiltersJson = Annotated[str | None, typer.Option("--filters", help="All conditions as one JSON object "
+                                                                   "(the API's `filters`).")]
+
+
+def _filters(items: list[str] | None, as_json: str | None) -> dict[str, Any] | None:
+    """``--filter`` expressions and/or ``--filters`` JSON as one filter dict (None: no filter)."""
+    from agent_memory.conditions import from_expressions
+
+    found: dict[str, Any] = {}
+    if as_json:
+        try:
+            found = json.loads(as_json)
+        except ValueError as exc:
+            raise _fail(ValueError(f"--filters is not JSON: {exc}")) from None
+        if not isinstance(found, dict):
+            raise _fail(ValueError("--filters must be a JSON object"))
+    if items:
+        extra = from_expressions(items)
+        found = {**found, **{k: v for k, v in extra.items() if k != "metadata"},
+                 "metadata": {**found.get("metadata", {}), **extra["metadata"]}}
+    return found or None
+
+
+def _metadata(items: list[str] | None) -> dict[str, Any]:
+    """``--meta key=value`` pairs (values read as JSON when they are: ``3``, ``true``, ``["a"]``)."""
+    out: dict[str, Any] = {}
+    for item in items or []:
+        key, sep, raw = item.partition("=")
+        if not sep:
+            raise _fail(ValueError(f"--meta {item[:60]!r}: use key=value"))
+        try:
+            out[key.strip()] = json.loads(raw)
+        except ValueError:
+            out[key.strip()] = raw
+    return out
 
 
 def _settings(data_dir: Path | None) -> Settings:
@@ -59,6 +97,7 @@ def remember(
     created_at: Annotated[datetime | None, typer.Option(help="ISO time with zone, for back-filling.")] = None,
     agent: Agent = None,
     run: Run = None,
+    meta: Annotated[list[str] | None, typer.Option("--meta", help="Metadata key=value, repeatable.")] = None,
     data_dir: DataDir = None,
 ) -> None:
     """Store one statement for a user (shared by all their agents unless --agent/--run scope it)."""
@@ -66,7 +105,8 @@ def remember(
         ids = _memory(data_dir).remember(
             user_id=user, content=content, session_id=session, memory_type=memory_type,
             importance=importance, topic_id=topic, created_at=created_at,
-            source="agent_inferred" if inferred else "user_said", agent_id=agent, run_id=run)
+            source="agent_inferred" if inferred else "user_said", agent_id=agent, run_id=run,
+            metadata=_metadata(meta))
     except AgentMemoryError as exc:
         raise _fail(exc) from None
     for mid in ids:
@@ -84,6 +124,8 @@ def recall(
     no_gate: Annotated[bool, typer.Option("--no-gate", help="Search even when nothing personal is asked.")] = False,
     agent: Agent = None,
     run: Run = None,
+    filter_: FilterArgs = None,
+    filters: FiltersJson = None,
     as_json: AsJson = False,
     data_dir: DataDir = None,
 ) -> None:
@@ -91,7 +133,8 @@ def recall(
     try:
         result = _memory(data_dir).recall(user_id=user, query=query, top_k=top_k, min_score=min_score,
                                           include_inferred=include_inferred, include_cold=include_cold,
-                                          gate=False if no_gate else None, agent_id=agent, run_id=run)
+                                          gate=False if no_gate else None, agent_id=agent, run_id=run,
+                                          filters=_filters(filter_, filters))
     except AgentMemoryError as exc:
         raise _fail(exc) from None
     if as_json:
@@ -132,6 +175,8 @@ def inspect(
     all_: Annotated[bool, typer.Option("--all", help="Include superseded and deleted memories.")] = False,
     agent: Agent = None,
     run: Run = None,
+    filter_: FilterArgs = None,
+    filters: FiltersJson = None,
     data_dir: DataDir = None,
 ) -> None:
     """Look at one memory, a user's timeline, a topic's versions or the recall log."""
@@ -145,7 +190,8 @@ def inspect(
             _dump(m.recalls(user))
         elif user:
             _dump([r.model_dump(mode="json") for r in m.timeline(
-                user, include_inactive=all_, include_deleted=all_, limit=1000, agent_id=agent, run_id=run)])
+                user, include_inactive=all_, include_deleted=all_, limit=1000, agent_id=agent, run_id=run,
+                filters=_filters(filter_, filters))])
         else:
             raise typer.BadParameter("give a memory id or --user")
     except AgentMemoryError as exc:

@@ -34,6 +34,7 @@ from typing import Any, Generic, TypeVar
 import httpx
 
 from agent_memory import errors
+from agent_memory.conditions import Filters, as_filters
 from agent_memory.ids import validate_id, validate_memory_id
 from agent_memory.model import (
     IndexRecord,
@@ -155,11 +156,15 @@ class _Api:
 
     @staticmethod
     def timeline(user_id: str, include_inactive: bool, include_deleted: bool, limit: int,
-                 before: datetime | None, **scope: str | None) -> _Call[list[IndexRecord]]:
+                 before: datetime | None, filters: Filters | dict[str, Any] | str | None = None,
+                 **scope: str | None) -> _Call[list[IndexRecord]]:
         params: dict[str, Any] = {"include_inactive": include_inactive, "include_deleted": include_deleted,
                                   "limit": limit, **_user_param(None, **scope)}
         if before is not None:
             params["before"] = before.isoformat()
+        checked = as_filters(filters)
+        if checked is not None:
+            params["filters"] = checked.model_dump_json(exclude_none=True)
         return _Call("GET", f"/v1/users/{validate_id(user_id, 'user_id')}/memories",
                      lambda d: _records(d["memories"]), params)
 
@@ -322,11 +327,13 @@ class MemoryClient(_Base):
                min_importance: float | None = None,
                conversation: Sequence[dict[str, Any] | Message] | None = None,
                consistency: str | None = None, log: bool = True, include_cold: bool = False,
-               gate: bool | None = None, agent_id: str | None = None, run_id: str | None = None) -> RecallResult:
+               gate: bool | None = None, agent_id: str | None = None, run_id: str | None = None,
+               filters: Filters | dict[str, Any] | None = None) -> RecallResult:
         return self._run(_Api.recall(user_id, query, top_k=top_k, min_score=min_score, memory_types=memory_types,
                                      include_inferred=include_inferred, min_importance=min_importance,
                                      conversation=conversation, consistency=consistency, log=log,
-                                     include_cold=include_cold, gate=gate, agent_id=agent_id, run_id=run_id))
+                                     include_cold=include_cold, gate=gate, agent_id=agent_id, run_id=run_id,
+                                     filters=filters))
 
     def get(self, memory_id: str, user_id: str | None = None, *, agent_id: str | None = None,
             run_id: str | None = None) -> dict[str, Any]:
@@ -342,8 +349,9 @@ class MemoryClient(_Base):
 
     def timeline(self, user_id: str, *, include_inactive: bool = False, include_deleted: bool = False,
                  limit: int = 50, before: datetime | None = None, agent_id: str | None = None,
-                 run_id: str | None = None) -> list[IndexRecord]:
-        return self._run(_Api.timeline(user_id, include_inactive, include_deleted, limit, before,
+                 run_id: str | None = None,
+                 filters: Filters | dict[str, Any] | str | None = None) -> list[IndexRecord]:
+        return self._run(_Api.timeline(user_id, include_inactive, include_deleted, limit, before, filters,
                                           agent_id=agent_id, run_id=run_id))
 
     def versions(self, topic_id: str, *, user_id: str, agent_id: str | None = None,
@@ -454,11 +462,12 @@ class AsyncMemoryClient(_Base):
                      conversation: Sequence[dict[str, Any] | Message] | None = None,
                      consistency: str | None = None, log: bool = True,
                      include_cold: bool = False, gate: bool | None = None, agent_id: str | None = None,
-                     run_id: str | None = None) -> RecallResult:
+                     run_id: str | None = None, filters: Filters | dict[str, Any] | None = None) -> RecallResult:
         return await self._run(_Api.recall(
             user_id, query, top_k=top_k, min_score=min_score, memory_types=memory_types,
             include_inferred=include_inferred, min_importance=min_importance, conversation=conversation,
-            consistency=consistency, log=log, include_cold=include_cold, gate=gate, agent_id=agent_id, run_id=run_id))
+            consistency=consistency, log=log, include_cold=include_cold, gate=gate, agent_id=agent_id, run_id=run_id,
+            filters=filters))
 
     async def get(self, memory_id: str, user_id: str | None = None, *, agent_id: str | None = None,
                   run_id: str | None = None) -> dict[str, Any]:
@@ -474,8 +483,9 @@ class AsyncMemoryClient(_Base):
 
     async def timeline(self, user_id: str, *, include_inactive: bool = False, include_deleted: bool = False,
                        limit: int = 50, before: datetime | None = None, agent_id: str | None = None,
-                       run_id: str | None = None) -> list[IndexRecord]:
-        return await self._run(_Api.timeline(user_id, include_inactive, include_deleted, limit, before,
+                       run_id: str | None = None,
+                       filters: Filters | dict[str, Any] | str | None = None) -> list[IndexRecord]:
+        return await self._run(_Api.timeline(user_id, include_inactive, include_deleted, limit, before, filters,
                                                 agent_id=agent_id, run_id=run_id))
 
     async def versions(self, topic_id: str, *, user_id: str, agent_id: str | None = None,

@@ -11,9 +11,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from agent_memory.conditions import Filters
 from agent_memory.config import MemoryType, Source
 from agent_memory.errors import InvalidInputError
 from agent_memory.ids import validate_id
+from agent_memory.metadata import check_metadata
 
 ORIGINAL_SCHEMA_VERSION = 1
 CONTEXT_INDEX_CHARS = 600
@@ -74,6 +76,7 @@ class RememberRequest(BaseModel):
     topic_id: str | None = None
     source: Source = "user_said"
     metadata: dict[str, Any] = Field(default_factory=dict)
+    """Your own fields, filterable at recall (``filters``): see :mod:`agent_memory.metadata` for the bounds."""
     created_at: datetime | None = None
     idempotency_key: str | None = None
     agent_id: str | None = None
@@ -95,6 +98,11 @@ class RememberRequest(BaseModel):
     @classmethod
     def _created(cls, v: datetime | None) -> datetime | None:
         return None if v is None else check_timestamp(v, "created_at")
+
+    @field_validator("metadata")
+    @classmethod
+    def _metadata(cls, v: dict[str, Any]) -> dict[str, Any]:
+        return check_metadata(v)
 
     @model_validator(mode="after")
     def _one_of(self) -> RememberRequest:
@@ -128,6 +136,8 @@ class RecallRequest(BaseModel):
     None: every memory of the user (the user's own view)."""
     run_id: str | None = None
     """Narrow to this run: memories of this run plus those tied to no run."""
+    filters: Filters | None = None
+    """Conditions on metadata, session, topic, types and creation time, all of which must hold."""
 
     @field_validator("user_id")
     @classmethod

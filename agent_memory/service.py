@@ -26,6 +26,7 @@ from datetime import datetime
 from typing import Any
 
 from agent_memory.audit import RecallLog
+from agent_memory.conditions import Filters, as_filters
 from agent_memory.config import Settings
 from agent_memory.embed import Embedder, make_embedder
 from agent_memory.errors import (
@@ -35,7 +36,7 @@ from agent_memory.errors import (
     InvalidInputError,
     NotFoundError,
 )
-from agent_memory.filters import MemoryFilter, exactly, visible
+from agent_memory.filters import MemoryFilter, exactly, matches, visible
 from agent_memory.ids import memory_id_for_key, new_memory_id, validate_id, validate_memory_id
 from agent_memory.index import VectorIndex, open_index
 from agent_memory.index.base import SearchHit
@@ -444,12 +445,17 @@ class Memory:
                include_inferred: bool = False, min_importance: float | None = None,
                conversation: Sequence[dict[str, Any] | Message] | None = None,
                consistency: str | None = None, log: bool = True, include_cold: bool = False,
-               gate: bool | None = None, agent_id: str | None = None, run_id: str | None = None) -> RecallResult:
+               gate: bool | None = None, agent_id: str | None = None, run_id: str | None = None,
+               filters: Filters | dict[str, Any] | None = None) -> RecallResult:
         """The few memories most relevant to ``query``, best first, with a ``context`` block.
 
         Scopes: with ``agent_id`` only that agent's memories and the user's shared ones (no agent)
         are searched, never another agent's; ``run_id`` narrows the same way (that run's memories
         and those of no run). Without them, every memory of the user.
+
+        ``filters`` adds conditions that must all hold: on ``metadata`` keys (equality, ``in``,
+        numeric and date ranges), ``session_id``, ``topic_id``, ``memory_types`` and ``created_at``
+        (see :mod:`agent_memory.conditions`).
 
         ``include_cold`` first re-hydrates the user's cold memories (see :mod:`agent_memory.tiering`);
         a recall that finds nothing hot does so by itself when the user has a cold tier.
@@ -461,7 +467,7 @@ class Memory:
             memory_types=list(memory_types) if memory_types is not None else None,
             include_inferred=include_inferred, min_importance=min_importance,
             conversation=conversation, consistency=consistency, log=log, include_cold=include_cold, gate=gate,
-            agent_id=agent_id, run_id=run_id)
+            agent_id=agent_id, run_id=run_id, filters=filters)
         return self.recall_request(req)
 
     def recall_request(self, req: RecallRequest) -> RecallResult:
@@ -487,7 +493,7 @@ class Memory:
         flt = MemoryFilter(user_id=req.user_id, memory_types=req.memory_types,
                            sources=None if req.include_inferred else ("user_said",),
                            min_importance=req.min_importance, agent_ids=visible(req.agent_id, "agent_id"),
-                           run_ids=visible(req.run_id, "run_id"))
+                           run_ids=visible(req.run_id, "run_id"), where=req.filters)
         query = self.llm.rewrite(req.query, req.conversation) if req.conversation else req.query
         vector = self.embedder.embed_query(query)
         t_embed = time.perf_counter()
@@ -632,15 +638,17 @@ class Memory:
 
     def timeline(self, user_id: str, *, include_inactive: bool = False, include_deleted: bool = False,
                  limit: int = 50, before: datetime | None = None, agent_id: str | None = None,
-                 run_id: str | None = None) -> list[IndexRecord]:
+                 run_id: str | None = None, filters: Filters | dict[str, Any] | str | None = None) -> list[IndexRecord]:
         """The user's memories, newest first; page with ``before`` = last item's created_at.
-        ``agent_id`` / ``run_id`` show what that agent / run sees (as :meth:`recall` does)."""
+        ``agent_id`` / ``run_id`` show what that agent / run sees (as :meth:`recall` does);
+        ``filters`` as in :meth:`recall`."""
         if not 1 <= limit <= 1000:
             raise InvalidInputError("limit must be between 1 and 1000")
         flt = MemoryFilter(user_id=user_id, active_only=not include_inactive,
                            include_deleted=include_deleted, sources=None,
                            created_before_ms=int(before.timestamp() * 1000) if before else None,
-                           agent_ids=visible(agent_id, "agent_id"), run_ids=visible(run_id, "run_id"))
+                           agent_ids=visible(agent_id, "agent_id"), run_ids=visible(run_id, "run_id"),
+                           where=as_filters(filters))
         rows = [*self.index.query(flt), *(r for r in self._cold(user_id) if _passes(r, flt))]
         return sorted(rows, key=lambda r: (r.created_at, r.id), reverse=True)[:limit]
 
@@ -876,7 +884,7 @@ def _passes(r: IndexRecord, flt: MemoryFilter) -> bool:
             and (flt.topic_id is None or r.topic_id == flt.topic_id)
             and (flt.created_before_ms is None or r.created_at.timestamp() * 1000 < flt.created_before_ms)
             and (flt.agent_ids is None or (r.agent_id or "") in flt.agent_ids)
-            and (flt.run_ids is None or (r.run_id or "") in flt.run_ids))
+            and (flt.run_ids is None or (r.run_id or "") in flt.run_ids) and matches(r, flt.where))
 
 
 def _in_scope_of(o: Original, topic_id: str | None = None) -> MemoryFilter:

@@ -172,12 +172,15 @@ def timeline(user_id: str, include_inactive: Annotated[bool, Query()] = False,
              include_deleted: Annotated[bool, Query()] = False,
              limit: Annotated[int, Query(ge=1, le=1000)] = 50,
              before: Annotated[datetime | None, Query()] = None, agent_id: AgentId = None,
-             run_id: RunId = None) -> dict[str, Any]:
+             run_id: RunId = None,
+             filters: Annotated[str | None, Query(max_length=8_000, description=(
+                 "A JSON object of conditions, ANDed, as `filters` of POST /v1/recall (e.g. "
+                 '{"metadata": {"project": "apollo", "priority": {"gte": 2}}})'))] = None) -> dict[str, Any]:
     if before is not None and before.tzinfo is None:
         raise InvalidInputError("before must be timezone-aware")
     rows = runtime.memory().timeline(user_id, include_inactive=include_inactive,
                                      include_deleted=include_deleted, limit=limit, before=before,
-                                     agent_id=agent_id, run_id=run_id)
+                                     agent_id=agent_id, run_id=run_id, filters=filters)
     items = [r.model_dump(mode="json") for r in rows]
     return {"memories": items, "next_before": items[-1]["created_at"] if len(items) == limit else None}
 
@@ -281,9 +284,27 @@ def _unsupported_media_type(event: dict[str, Any]) -> dict[str, Any] | None:
                                 "message": "send the body as JSON with Content-Type: application/json"})}
 
 
+def _too_deep(event: dict[str, Any]) -> dict[str, Any] | None:
+    """A JSON body nested deeper than the parser's recursion limit (thousands of levels) is refused
+    here as a 422; Powertools' parser would raise ``RecursionError`` and the answer would be a 500.
+    Validation refuses anything nested deeper than its limit (metadata: 5 levels) anyway."""
+    body = event.get("body") or ""
+    if body.count("{") + body.count("[") < 200:  # cheap: most bodies cannot be deep
+        return None
+    try:
+        json.loads(body)
+    except RecursionError:
+        return {"statusCode": 422, "headers": {"Content-Type": "application/json"},
+                "body": json.dumps({"error": "ValidationError",
+                                    "message": "the JSON body is nested too deeply (metadata: max depth 5)"})}
+    except ValueError:
+        return None  # not JSON: the resolver answers that
+    return None
+
+
 @logger.inject_lambda_context(clear_state=True)
 @tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    refused = _unsupported_media_type(event)
+    refused = _unsupported_media_type(event) or _too_deep(event)
     return refused if refused is not None else app.resolve(event, context)

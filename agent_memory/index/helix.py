@@ -4,7 +4,9 @@
 Each memory is one node labelled with the collection name. Its vector index carries
 ``user_id`` as the tenant property, so every vector search names its user and the
 engine searches that user's vectors only; the remaining conditions (active, deleted,
-types, sources, importance) are post-filters on the candidates. Post-filtering can
+types, sources, importance) are post-filters on the candidates, and a request's ``filters``
+(metadata, session, topic, dates) are applied to them in Python (:func:`agent_memory.filters.matches`,
+the same semantics as the Milvus expression). Post-filtering can
 return fewer rows than asked when many of the nearest are filtered out, so each
 search also counts the user's rows and searches again, wider, when more could exist.
 
@@ -34,7 +36,7 @@ import helixdb as hx
 
 from agent_memory.embed.base import Vectors
 from agent_memory.errors import BackendUnavailableError, IndexSchemaError, ModelMismatchError, NotFoundError
-from agent_memory.filters import MemoryFilter, checked_enum, checked_scope
+from agent_memory.filters import MemoryFilter, checked_enum, checked_scope, matches, where_terms
 from agent_memory.ids import validate_id, validate_memory_id
 from agent_memory.index.base import INDEX_SCHEMA, SCALAR_FIELDS, SearchHit, VectorIndex, record_to_row, row_to_record
 from agent_memory.model import EmbeddingInfo, IndexRecord, to_ms
@@ -85,6 +87,8 @@ def predicates(flt: MemoryFilter) -> tuple[str, list[hx.Predicate]]:
         preds.append(P.is_in("agent_id", checked_scope(flt.agent_ids, "agent_id")))
     if flt.run_ids is not None:
         preds.append(P.is_in("run_id", checked_scope(flt.run_ids, "run_id")))
+    if flt.where is not None:
+        where_terms(flt.where)  # the same checks as Milvus; the conditions run in Python (``matches``)
     return user_id, preds
 
 
@@ -277,20 +281,22 @@ class HelixIndex(VectorIndex):
                 .var_as("h", nearest.project(self._projection(distance=True)))
                 .var_as("n", self._of_user(user_id).count())
                 .returning(["h", "n"]))
-            hits, total = found["h"], int(found["n"])
+            total = int(found["n"])
+            hits = [(r, float(h["$distance"])) for h in found["h"] if matches(r := _record(h), flt.where)]
             if len(hits) >= limit or total <= fetch or fetch >= MAX_CANDIDATES:
                 break
             fetch = min(MAX_CANDIDATES, total)  # post-filter removed too many: take all the user's rows
-        hits.sort(key=lambda h: h["$distance"])
-        return [SearchHit(_record(h), 1.0 - 2.0 * float(h["$distance"])) for h in hits[:limit]]
+        hits.sort(key=lambda h: h[1])
+        return [SearchHit(r, 1.0 - 2.0 * d) for r, d in hits[:limit]]
 
     def query(self, flt: MemoryFilter, limit: int = 10_000) -> list[IndexRecord]:
         user_id, preds = predicates(flt)
         # One source predicate (user first, so its equality index picks the rows) is faster than
         # a user lookup followed by ``where``: 2.7 vs 4.6 ms at 4k nodes.
         t = hx.g().n_with_label_where(self.label, hx.Predicate.and_([hx.Predicate.eq("user_id", user_id), *preds]))
-        rows = self._read(hx.read_batch().var_as("r", t.limit(limit).project(self._projection())).returning(["r"]))
-        return [_record(r) for r in rows["r"]]
+        fetch = limit if flt.where is None else MAX_CANDIDATES  # ``filters`` are applied below, in Python
+        rows = self._read(hx.read_batch().var_as("r", t.limit(fetch).project(self._projection())).returning(["r"]))
+        return [rec for r in rows["r"] if matches(rec := _record(r), flt.where)][:limit]
 
     def get(self, memory_ids: list[str]) -> list[IndexRecord]:
         ids = [validate_memory_id(m) for m in memory_ids]

@@ -140,6 +140,21 @@ def test_agent_and_run_scopes(api: Any) -> None:
     assert api.erase_user(u)["index_entries"] == 2
 
 
+def test_metadata_filters(api: Any) -> None:
+    u = user()
+    [apollo] = api.remember(u, "Apollo review moved to Friday", metadata={"project": "apollo", "p": 3,
+                                                                           "due": "2026-03-01"})
+    [gemini] = api.remember(u, "Gemini budget is tight", metadata={"project": "gemini", "p": 1}, session_id="s2")
+    hits = api.recall(u, "what is going on", min_score=-1, gate=False,
+                      filters={"metadata": {"project": {"in": ["apollo", "mercury"]}, "due": {"lt": "2026-04-01"}}})
+    assert [h.memory_id for h in hits] == [apollo] and hits[0].metadata["p"] == 3
+    assert [r.id for r in api.timeline(u, filters={"metadata": {"p": {"lte": 2}}, "session_id": "s2"})] == [gemini]
+    with pytest.raises(InvalidInputError):
+        api.recall(u, "x", filters={"metadata": {'p"] or true or metadata["p': 1}})
+    with pytest.raises(InvalidInputError):
+        api.remember(u, "too deep", metadata={"a": {"b": {"c": {"d": {"e": {"f": 1}}}}}})
+
+
 def test_idempotency_key_makes_one_memory(api: Any) -> None:
     u = user()
     a = api.remember(u, "My locker code is 0815", idempotency_key="locker-1")

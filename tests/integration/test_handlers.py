@@ -216,6 +216,46 @@ def test_hostile_scopes_are_422_on_every_route(stack: tuple[Settings, Queues, An
             assert doc["message"] and "Traceback" not in json.dumps(doc)
 
 
+@pytest.mark.parametrize("levels", [6, 300, 5_000])
+def test_deeply_nested_metadata_is_422_naming_the_limit(stack: tuple[Settings, Queues, Any], levels: int) -> None:
+    u = new_user()
+    body = f'{{"user_id": "{u}", "content": "x", "metadata": ' + '{"k": ' * levels + "1" + "}" * levels + "}"
+    got, doc = call_api("POST", "/v1/memories", body)
+    assert got == 422, doc
+    assert "depth" in doc["message"] and "Traceback" not in json.dumps(doc)
+    assert call_api("GET", f"/v1/users/{u}/memories")[1]["memories"] == []
+
+
+@pytest.mark.parametrize(("method", "path", "body", "query"), [
+    ("POST", "/v1/recall", {"user_id": "u1", "query": "x", "filters": {"metadata": {'a"]': 1}}}, None),
+    ("POST", "/v1/recall", {"user_id": "u1", "query": "x", "filters": {"metadata": {"a": "x\n"}}}, None),
+    ("POST", "/v1/recall", {"user_id": "u1", "query": "x", "filters": {"metadata": {"a": {"gte": "soon"}}}}, None),
+    ("POST", "/v1/recall", {"user_id": "u1", "query": "x", "filters": {"user_id": "u2"}}, None),
+    ("GET", "/v1/users/u1/memories", None, {"filters": "{not json"}),
+    ("GET", "/v1/users/u1/memories", None, {"filters": '{"metadata": {"a b": 1}}'}),
+    ("GET", "/v1/users/u1/memories", None, {"filters": '["x"]'}),
+])
+def test_hostile_filters_are_422(stack: tuple[Settings, Queues, Any], method: str, path: str, body: Any,
+                                 query: dict[str, str] | None) -> None:
+    got, doc = call_api(method, path, body, query=query)
+    assert got == 422, doc
+    assert doc["message"] and "Traceback" not in json.dumps(doc)
+
+
+def test_filters_through_the_api(stack: tuple[Settings, Queues, Any]) -> None:
+    _, queues, sqs = stack
+    u = new_user()
+    for content, meta in (("Apollo review on Friday", {"project": "apollo", "p": 3}),
+                          ("Gemini budget is tight", {"project": "gemini", "p": 1})):
+        assert call_api("POST", "/v1/memories", {"user_id": u, "content": content, "metadata": meta})[0] == 202
+    drain(sqs, queues)
+    _, body = call_api("POST", "/v1/recall", {"user_id": u, "query": "what is going on", "gate": False,
+                                              "min_score": -1, "filters": {"metadata": {"p": {"gte": 2}}}})
+    assert [h["metadata"]["project"] for h in body["memories"]] == ["apollo"]
+    _, body = call_api("GET", f"/v1/users/{u}/memories", query={"filters": '{"metadata": {"project": "gemini"}}'})
+    assert [r["metadata"]["project"] for r in body["memories"]] == ["gemini"]
+
+
 def test_form_body_is_refused_as_unsupported(stack: tuple[Settings, Queues, Any]) -> None:
     got, doc = call_api("POST", "/v1/recall", "user_id=u1&query=x", content_type="application/x-www-form-urlencoded")
     assert got == 415 and doc["error"] == "UnsupportedMediaType"

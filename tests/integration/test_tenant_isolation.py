@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
@@ -98,3 +98,43 @@ def test_no_operation_ever_crosses_users(shared: Memory) -> None:
     run_state_machine_as_test(Tenants, settings=settings(
         max_examples=12, stateful_step_count=12, deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]))
+
+
+VALUES = st.text(st.characters(blacklist_categories=["Cs", "Cc"]), min_size=0, max_size=12) | st.sampled_from(
+    ['x" or user_id != "', "x' || 1==1", 'x\\" or true or \\"', '"', "\\", "]", 'a"]["b', "或者", "\u2028"])
+
+
+@pytest.fixture(scope="module")
+def plain(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterator[Memory]:
+    """No duplicate or change detection: every note stays active, so only the filter decides."""
+    m = Memory(Settings(data_dir=Path(tmp_path_factory.mktemp("filters")), consistency_level="Strong",
+                        deduplicate=False, detect_changes=False), embedder=embedder)
+    yield m
+    m.close()
+
+
+def test_metadata_filters_never_widen(plain: Memory) -> None:
+    """Hypothesis draws metadata values (quotes, backslashes, brackets, any printable Unicode) and a
+    filter value; the index returns exactly the memories holding that value, for this user only."""
+    shared = plain
+
+    @given(stored=st.lists(VALUES, min_size=1, max_size=3), asked=VALUES, numeric=st.integers(-5, 5))
+    @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    def check(stored: list[str], asked: str, numeric: int) -> None:
+        u, other = f"f{uuid.uuid4().hex[:8]}", f"g{uuid.uuid4().hex[:8]}"
+        owner = {}
+        for i, value in enumerate([*stored, asked]):
+            [mid] = shared.remember(user_id=u, content=f"note number {i} about {value!r}", metadata={"v": value,
+                                                                                                  "n": i - 2})
+            owner[mid] = (value, i - 2)
+        shared.remember(user_id=other, content="note about the same thing", metadata={"v": asked, "n": 0})
+        for filters, want in (({"metadata": {"v": asked}}, {m for m, (v, _) in owner.items() if v == asked}),
+                              ({"metadata": {"v": {"in": stored}}}, {m for m, (v, _) in owner.items() if v in stored}),
+                              ({"metadata": {"n": {"gte": numeric}}},
+                               {m for m, (_, n) in owner.items() if n >= numeric})):
+            got = {h.memory_id for h in shared.recall(user_id=u, query="note", filters=filters, min_score=-1.0,
+                                                      top_k=20, gate=False, log=False)}
+            assert got == want, filters
+            assert {r.id for r in shared.timeline(u, filters=filters)} == want
+
+    check()
