@@ -7,8 +7,10 @@ usual first label). Anything else is an ``InvalidNamespaceError``: a namespace m
 user, so one graph run can only reach the users it names, and a search never spans users.
 
 An item is a memory: the value's text (its first string field among ``text_fields``, else the
-value as JSON) is what is embedded and recalled; the whole value, key and namespace ride in the
-memory's metadata (``metadata["langgraph"]``, within the service's metadata size limit). A key is
+value as JSON) is what is embedded and recalled; the value itself is kept whole in the memory's
+original (``provenance["value"]``, up to :data:`MAX_VALUE_CHARS` as JSON: a LangGraph value is any
+JSON, which the bounded, filterable ``metadata`` is not meant to hold), and the namespace, key and
+first put time in ``metadata["langgraph"]``. A key is
 a topic (``lg-`` + a hash of agent and key), so a ``put`` on an existing key is a new version that
 supersedes the old one (history stays, as everywhere in this service), ``get`` answers the newest
 version and ``delete`` forgets it. Puts are written as exact originals through the import path:
@@ -54,7 +56,9 @@ from agent_memory.model import IndexRecord, utcnow
 from agent_memory.portability.records import FORMAT
 
 KEY = "langgraph"
-"""The metadata key holding an item's namespace, key, value and first put time."""
+"""The metadata key holding an item's namespace, key and first put time."""
+MAX_VALUE_CHARS = 32_000
+"""A value's JSON size limit (the service's limit on a memory's content)."""
 PAGE = 200
 
 
@@ -131,7 +135,11 @@ class AgentMemoryStore(BaseStore):
         row = self._current(user, agent, key)
         if row is None or row.deleted_at is not None or KEY not in row.metadata:
             return None
-        return self._item(row)
+        return self._item(row, self._value(row))
+
+    def _value(self, row: IndexRecord) -> Any:
+        original = self.memory.get(row.id, user_id=row.user_id)["original"] or {}
+        return original.get("provenance", {}).get("value")
 
     def _put(self, namespace: tuple[str, ...], key: str, value: Mapping[str, Any] | None) -> None:
         user, agent = self._scope(namespace)
@@ -142,6 +150,8 @@ class AgentMemoryStore(BaseStore):
                 self.memory.forget(current.id, user_id=user)
             return
         text = self._text(value)
+        if len(json.dumps(value, default=str)) > MAX_VALUE_CHARS:
+            raise ValueError(f"the value of {key!r} is larger than {MAX_VALUE_CHARS} characters as JSON")
         now = utcnow()
         first = (current.metadata.get(KEY, {}).get("created_at") if current is not None else None) or now.isoformat()
         new_id = new_memory_id()
@@ -149,8 +159,8 @@ class AgentMemoryStore(BaseStore):
             "format": FORMAT, "memory_id": new_id, "user_id": user, "agent_id": agent, "session_id": self.session_id,
             "content": text, "summary": text.strip()[:512], "memory_type": "fact", "importance": 0.5,
             "topic_id": self._topic(agent, key), "source": self.source, "created_at": now, "stored_at": now,
-            "metadata": {KEY: {"namespace": list(namespace), "key": key, "value": dict(value), "created_at": first}},
-            "provenance": {"kind": "langgraph_put"},
+            "metadata": {KEY: {"namespace": list(namespace), "key": key, "created_at": first}},
+            "provenance": {"kind": "langgraph_put", "value": dict(value)},
             "state": {"supersedes": [current.id] if current is not None and current.is_active else []},
         }
         records = [record]
@@ -173,9 +183,9 @@ class AgentMemoryStore(BaseStore):
         want = op.offset + op.limit
         found: list[SearchItem] = []
         for row, score in self._candidates(user, agent, op.query, want):
-            value = row.metadata.get(KEY, {}).get("value")
+            value = self._value(row)
             if isinstance(value, dict) and matches(value, op.filter or {}):
-                found.append(self._item(row, score))
+                found.append(self._item(row, value, score))
                 if len(found) >= want:
                     break
         return found[op.offset:want]
@@ -200,9 +210,9 @@ class AgentMemoryStore(BaseStore):
                 return
             before = rows[-1].created_at
 
-    def _item(self, row: IndexRecord, score: float | None = None) -> SearchItem:
+    def _item(self, row: IndexRecord, value: Any, score: float | None = None) -> SearchItem:
         meta = row.metadata[KEY]
-        return SearchItem(namespace=tuple(meta["namespace"]), key=meta["key"], value=meta["value"],
+        return SearchItem(namespace=tuple(meta["namespace"]), key=meta["key"], value=value,
                           created_at=datetime.fromisoformat(meta["created_at"]), updated_at=row.created_at,
                           score=score)
 

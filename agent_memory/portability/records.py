@@ -9,7 +9,8 @@ meaning. Each line carries the format, so files can be concatenated and
 read line by line without a header.
 
 Imports are validated as strictly as a remember request: ids that become S3 keys and index
-filters go through :func:`~agent_memory.ids.validate_id`, unknown fields are refused (a newer
+filters go through :func:`~agent_memory.ids.validate_id`, metadata through the same bounds
+(:mod:`agent_memory.metadata`: it is filterable), unknown fields are refused (a newer
 exporter's field would otherwise be dropped without a word).
 """
 
@@ -21,6 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from agent_memory.ids import validate_id, validate_memory_id
+from agent_memory.metadata import check_metadata
 from agent_memory.model import Original, check_timestamp
 
 FORMAT = "agent-memory/v1"
@@ -34,6 +36,11 @@ class ExportRecord(Original):
     format: Literal["agent-memory/v1"]
     importance: float = Field(ge=0.0, le=1.0)
     content: str = Field(min_length=1)
+
+    @field_validator("metadata")
+    @classmethod
+    def _metadata(cls, v: dict[str, Any]) -> dict[str, Any]:
+        return check_metadata(v)
 
     @field_validator("created_at", "stored_at")
     @classmethod

@@ -68,6 +68,20 @@ def test_put_get_update_delete_and_versions(memory: Memory) -> None:
     assert again is not None and again.value == {"content": "The user eats fish again"}
 
 
+def test_any_json_value_is_kept_whole(memory: Memory) -> None:
+    """A value is any JSON (deep, long strings, dotted keys): it is kept in the original, not in the
+    bounded, filterable metadata."""
+    store = AgentMemoryStore(memory)
+    ns = ("memories", new_user())
+    value = {"content": "The user's notes: " + "lorem ipsum " * 300, "deep": {"a": {"b": {"c": {"d": [1, 2]}}}},
+             "dotted.key": True, "n": 2**60}
+    store.put(ns, "notes", value)
+    item = store.get(ns, "notes")
+    assert item is not None and item.value == value
+    with pytest.raises(ValueError, match="larger than 32000"):
+        store.put(ns, "huge", {"content": "x" * 40_000})
+
+
 def test_search_filters_pages_and_agent_namespaces(memory: Memory) -> None:
     store = AgentMemoryStore(memory)
     u = new_user()

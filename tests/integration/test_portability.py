@@ -97,6 +97,9 @@ def test_a_bad_record_names_its_line_and_nothing_is_written(tmp_path: Path, embe
         parse_records([("line 1", lines[0])], user_id="someone-else")
     with pytest.raises(InvalidInputError, match=r"line 2: memory_id \w+ repeats line 1"):
         parse_records([("line 1", lines[0]), ("line 2", lines[0])])
+    dotted = {**json.loads(lines[0]), "metadata": {"a.b": 1}}  # the same bounds as a remember request
+    with pytest.raises(InvalidInputError, match=r"line 1: metadata: metadata key 'a\.b'"):
+        parse_records([("line 1", dotted)])
     unknown = {**json.loads(lines[0]), "colour": "red"}
     with pytest.raises(InvalidInputError, match="line 1: colour: Extra inputs"):
         parse_records([("line 1", unknown)])
