@@ -22,7 +22,8 @@ Where the services differ, this service's rules hold, on purpose:
   ``threshold`` is its ``min_score``; the recall gate is off (mem0 has none).
 
 Metadata filters (``{"k": v}``, ``{"k": {"gte": 3}}``, ``in``/``nin``/``contains``,
-``AND``/``OR``/``NOT``) are applied to the memories the user's search returned.
+``AND``/``OR``/``NOT``): equality, ``in`` and ranges go to the index with the search (the
+service's ``filters``), and every condition is checked again on the results.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Union
 
-from agent_memory.errors import NotFoundError
+from agent_memory.conditions import Filters, as_filters
+from agent_memory.errors import InvalidInputError, NotFoundError
 from agent_memory.integrations.matching import check, matches
 from agent_memory.model import utcnow
 from agent_memory.portability.records import FORMAT
@@ -242,7 +244,8 @@ class Memory:
         narrowed = bool(conditions) or len(scope) > 1
         hits = self.backend.recall(scope["user_id"], query.strip(), top_k=min(100, top_k * 4 if narrowed else top_k),
                                    min_score=threshold or 0.0, gate=False, include_inferred=True,
-                                   agent_id=scope.get("agent_id"), run_id=scope.get("run_id"))
+                                   agent_id=scope.get("agent_id"), run_id=scope.get("run_id"),
+                                   filters=_index_filters(conditions))
         out = []
         for h in hits:
             shown = {k: v for k, v in h.metadata.items() if k != RESERVED}
@@ -303,7 +306,8 @@ class Memory:
         before: datetime | None = None
         while True:
             rows = self.backend.timeline(scope["user_id"], limit=200, before=before,
-                                         agent_id=scope.get("agent_id"), run_id=scope.get("run_id"))
+                                         agent_id=scope.get("agent_id"), run_id=scope.get("run_id"),
+                                         filters=_index_filters(conditions))
             for row in rows:
                 shown = {k: v for k, v in row.metadata.items() if k != RESERVED}
                 if _in_scope(row.agent_id, row.run_id, scope) and matches(shown, conditions):
@@ -311,6 +315,29 @@ class Memory:
             if len(rows) < 200:
                 return
             before = rows[-1].created_at
+
+
+def _index_filters(conditions: Mapping[str, Any]) -> Filters | None:
+    """The conditions the index can apply itself (equality, ``in``, ranges on top-level keys), so a
+    narrow filter is not starved by the search's ``top_k``; the rest (``ne``, ``nin``,
+    ``contains``, ``AND``/``OR``/``NOT``, ``*``) and these again are checked on the results. One
+    the service's filter language refuses (a range on plain text) is left to that check alone."""
+    pushed: dict[str, Any] = {}
+    for key, cond in conditions.items():
+        if key in ("AND", "OR", "NOT", RESERVED):
+            continue
+        if isinstance(cond, Mapping):
+            ops = {str(op).lstrip("$"): v for op, v in cond.items()}
+            if ops and set(ops) <= {"eq", "in", "gt", "gte", "lt", "lte"}:
+                pushed[key] = ops
+        elif cond != "*" and isinstance(cond, str | int | float | bool):
+            pushed[key] = cond
+    if not pushed:
+        return None
+    try:
+        return as_filters({"metadata": pushed})
+    except InvalidInputError:
+        return None
 
 
 def _check_top_k(top_k: Any) -> None:

@@ -156,3 +156,26 @@ def test_a_mem0_get_all_dump_imports_whole_and_twice_changes_nothing(tmp_path: P
     assert cli.returncode == 0 and json.loads(cli.stdout)["created"] == 3, cli.stderr
     with pytest.raises(ValueError, match="item 1: mem0 id"):
         parse_records(mem0_items(json.dumps([{"id": "../x", "memory": "m", "user_id": u}])), convert=mem0_converter(u))
+
+
+def test_metadata_filters_reach_the_index_and_the_rest_are_checked_on_results(memory: Service) -> None:
+    m, u = Facade(memory), new_user()
+    teams = ["red", "blue", "green", "gold", "grey", "pink", "teal", "navy"]
+    sports = ["I play tennis on Mondays", "I swim every morning", "I watch football on Sundays",
+              "I go climbing with friends", "I run a marathon every spring", "I practise judo twice a week",
+              "I cycle to work", "I ski every winter in the Alps"]
+    for i, (team, sport) in enumerate(zip(teams, sports, strict=True)):
+        m.add(sport, user_id=u, metadata={"n": i, "team": team}, infer=False)
+    # top_k=1 among 8 sports: only an index-side filter finds the one asked for
+    [hit] = m.search("which sports do I do?", filters={"user_id": u, "n": {"gte": 7}}, top_k=1)["results"]
+    assert hit["metadata"] == {"n": 7, "team": "navy"}
+    found = m.search("which sports do I do?", filters={"user_id": u, "team": {"in": ["red", "gold"]}},
+                     threshold=0)["results"]
+    assert sorted(r["metadata"]["team"] for r in found) == ["gold", "red"]
+    found = m.search("which sports do I do?", threshold=0, filters={
+        "user_id": u, "OR": [{"team": "teal"}, {"n": {"lt": 1}}], "team": {"ne": "red"}})["results"]
+    assert [r["metadata"]["team"] for r in found] == ["teal"]
+    listed = m.get_all(filters={"user_id": u, "team": {"icontains": "GR"}})["results"]
+    assert sorted(r["metadata"]["team"] for r in listed) == ["green", "grey"]
+    with pytest.raises(ValueError, match="unsupported filter operator"):
+        m.search("cup", filters={"user_id": u, "team": {"regex": ".*"}})
