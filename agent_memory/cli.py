@@ -811,6 +811,8 @@ def mcp(
         envvar="AGENT_MEMORY_API_URL", help="Use the service at this URL (e.g. make up's) instead of "
                                             "an in-process Memory.")] = None,
     api_key: Annotated[str | None, typer.Option(envvar="AGENT_MEMORY_API_KEY", help="API key for --api-url.")] = None,
+    agent: Annotated[str | None, typer.Option("--agent", help="Bind the tools to this agent of the user too: "
+                                                             "its memories plus the shared ones.")] = None,
     data_dir: DataDir = None,
 ) -> None:
     """Serve remember / recall / forget as MCP tools for one user (bound here, not by the model)."""
@@ -826,7 +828,7 @@ def mcp(
             backend = MemoryClient(api_url, api_key)
         else:
             backend = _memory(data_dir)
-        serve(backend, user, transport=transport, port=port)  # type: ignore[arg-type]
+        serve(backend, user, transport=transport, port=port, agent_id=agent)  # type: ignore[arg-type]
     except AgentMemoryError as exc:
         raise _fail(exc) from exc
 
