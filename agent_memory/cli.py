@@ -98,6 +98,8 @@ def remember(
     agent: Agent = None,
     run: Run = None,
     meta: Annotated[list[str] | None, typer.Option("--meta", help="Metadata key=value, repeatable.")] = None,
+    ttl_days: Annotated[float | None, typer.Option("--ttl-days", help="Expire this many days from now.")] = None,
+    expires_at: Annotated[datetime | None, typer.Option(help="Expire at this ISO time (with zone).")] = None,
     data_dir: DataDir = None,
 ) -> None:
     """Store one statement for a user (shared by all their agents unless --agent/--run scope it)."""
@@ -106,7 +108,7 @@ def remember(
             user_id=user, content=content, session_id=session, memory_type=memory_type,
             importance=importance, topic_id=topic, created_at=created_at,
             source="agent_inferred" if inferred else "user_said", agent_id=agent, run_id=run,
-            metadata=_metadata(meta))
+            metadata=_metadata(meta), ttl_days=ttl_days, expires_at=expires_at)
     except AgentMemoryError as exc:
         raise _fail(exc) from None
     for mid in ids:
@@ -172,7 +174,7 @@ def inspect(
     user: Annotated[str | None, typer.Option("--user", "-u", help="Show this user's timeline.")] = None,
     topic: Annotated[str | None, typer.Option(help="With --user: every version of this topic.")] = None,
     recalls: Annotated[bool, typer.Option("--recalls", help="With --user: the recall log.")] = False,
-    all_: Annotated[bool, typer.Option("--all", help="Include superseded and deleted memories.")] = False,
+    all_: Annotated[bool, typer.Option("--all", help="Include superseded, deleted and expired memories.")] = False,
     agent: Agent = None,
     run: Run = None,
     filter_: FilterArgs = None,
@@ -191,7 +193,7 @@ def inspect(
         elif user:
             _dump([r.model_dump(mode="json") for r in m.timeline(
                 user, include_inactive=all_, include_deleted=all_, limit=1000, agent_id=agent, run_id=run,
-                filters=_filters(filter_, filters))])
+                filters=_filters(filter_, filters), include_expired=all_)])
         else:
             raise typer.BadParameter("give a memory id or --user")
     except AgentMemoryError as exc:
@@ -372,6 +374,24 @@ def tier(
 
 
 @app.command()
+def expire(
+    user: Annotated[str | None, typer.Option("--user", "-u", help="Only this user.")] = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Erase expired memories now (index row and every S3 version), as the daily job does."""
+    from dataclasses import asdict
+
+    from agent_memory.expiry import expire_all, expire_user
+
+    m = _memory(data_dir)
+    try:
+        report = expire_user(m, user) if user else expire_all(m)
+    except AgentMemoryError as exc:
+        raise _fail(exc) from exc
+    _dump(asdict(report))
+
+
+@app.command()
 def redrive(
     sqs_endpoint: Annotated[str | None, typer.Option(help="SQS endpoint (make up: http://127.0.0.1:4566).")] = None,
     limit: Annotated[int | None, typer.Option(help="Move at most this many messages.")] = None,
@@ -405,6 +425,8 @@ def up(
     index: Annotated[str, typer.Option(help="lite (Milvus Lite file), milvus (a real Milvus server) "
                                             "or helix (the embedded HelixDB engine).")] = "lite",
     selfcheck_every: Annotated[float, typer.Option(help="Seconds between scheduled self-checks.")] = 86_400,
+    maintenance_every: Annotated[float, typer.Option(help="Seconds between the daily maintenance runs "
+                                                          "(expiry, then tiering).")] = 86_400,
     visibility_timeout: Annotated[int, typer.Option(help="Seconds before a failed index job is retried.")] = 10,
     s3_endpoint: Annotated[str | None, typer.Option(help="An S3 server to use instead of the emulator.")] = None,
     sqs_endpoint: Annotated[str | None, typer.Option(help="An SQS endpoint to use instead of moto.")] = None,
@@ -426,6 +448,7 @@ def up(
     logging.getLogger("grpc._server").setLevel(logging.CRITICAL)  # Milvus Lite's unimplemented-RPC noise
     mirror = Mirror(MirrorOptions(data_dir=data_dir, api_port=port, emulator_port=emulator_port,
                                   index=index, selfcheck_every_s=selfcheck_every,  # type: ignore[arg-type]
+                                  maintenance_every_s=maintenance_every,
                                   visibility_timeout_s=visibility_timeout,
                                   s3_endpoint=s3_endpoint, sqs_endpoint=sqs_endpoint, index_uri=index_uri,
                                   emulator=emulator, s3=s3))  # type: ignore[arg-type]
@@ -855,6 +878,8 @@ def mcp(
         envvar="AGENT_MEMORY_API_URL", help="Use the service at this URL (e.g. make up's) instead of "
                                             "an in-process Memory.")] = None,
     api_key: Annotated[str | None, typer.Option(envvar="AGENT_MEMORY_API_KEY", help="API key for --api-url.")] = None,
+    agent: Annotated[str | None, typer.Option("--agent", help="Bind the tools to this agent of the user too: "
+                                                             "its memories plus the shared ones.")] = None,
     data_dir: DataDir = None,
 ) -> None:
     """Serve remember / recall / forget as MCP tools for one user (bound here, not by the model)."""
@@ -870,7 +895,7 @@ def mcp(
             backend = MemoryClient(api_url, api_key)
         else:
             backend = _memory(data_dir)
-        serve(backend, user, transport=transport, port=port)  # type: ignore[arg-type]
+        serve(backend, user, transport=transport, port=port, agent_id=agent)  # type: ignore[arg-type]
     except AgentMemoryError as exc:
         raise _fail(exc) from exc
 

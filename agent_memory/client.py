@@ -157,9 +157,11 @@ class _Api:
     @staticmethod
     def timeline(user_id: str, include_inactive: bool, include_deleted: bool, limit: int,
                  before: datetime | None, filters: Filters | dict[str, Any] | str | None = None,
-                 **scope: str | None) -> _Call[list[IndexRecord]]:
+                 include_expired: bool = False, **scope: str | None) -> _Call[list[IndexRecord]]:
         params: dict[str, Any] = {"include_inactive": include_inactive, "include_deleted": include_deleted,
                                   "limit": limit, **_user_param(None, **scope)}
+        if include_expired:
+            params["include_expired"] = True
         if before is not None:
             params["before"] = before.isoformat()
         checked = as_filters(filters)
@@ -300,10 +302,11 @@ class MemoryClient(_Base):
                  source: str = "user_said", metadata: dict[str, Any] | None = None,
                  created_at: datetime | None = None, idempotency_key: str | None = None,
                  context: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+                 expires_at: datetime | None = None, ttl_days: float | None = None,
                  wait: bool = True) -> list[str]:
         ids = self._run(_Api.remember(user_id, content, messages, **_remember_fields(
             session_id, memory_type, importance, topic_id, source, metadata, created_at, idempotency_key, context,
-            agent_id=agent_id, run_id=run_id)))
+            agent_id=agent_id, run_id=run_id, expires_at=expires_at, ttl_days=ttl_days)))
         if wait:
             deadline = time.monotonic() + self.index_wait
             for mid in ids:
@@ -349,10 +352,10 @@ class MemoryClient(_Base):
 
     def timeline(self, user_id: str, *, include_inactive: bool = False, include_deleted: bool = False,
                  limit: int = 50, before: datetime | None = None, agent_id: str | None = None,
-                 run_id: str | None = None,
-                 filters: Filters | dict[str, Any] | str | None = None) -> list[IndexRecord]:
+                 run_id: str | None = None, filters: Filters | dict[str, Any] | str | None = None,
+                 include_expired: bool = False) -> list[IndexRecord]:
         return self._run(_Api.timeline(user_id, include_inactive, include_deleted, limit, before, filters,
-                                          agent_id=agent_id, run_id=run_id))
+                                          include_expired, agent_id=agent_id, run_id=run_id))
 
     def versions(self, topic_id: str, *, user_id: str, agent_id: str | None = None,
                  run_id: str | None = None) -> list[IndexRecord]:
@@ -434,10 +437,11 @@ class AsyncMemoryClient(_Base):
                        source: str = "user_said", metadata: dict[str, Any] | None = None,
                        created_at: datetime | None = None, idempotency_key: str | None = None,
                        context: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+                       expires_at: datetime | None = None, ttl_days: float | None = None,
                        wait: bool = True) -> list[str]:
         ids = await self._run(_Api.remember(user_id, content, messages, **_remember_fields(
             session_id, memory_type, importance, topic_id, source, metadata, created_at, idempotency_key, context,
-            agent_id=agent_id, run_id=run_id)))
+            agent_id=agent_id, run_id=run_id, expires_at=expires_at, ttl_days=ttl_days)))
         if wait:
             deadline = time.monotonic() + self.index_wait
             for mid in ids:
@@ -483,10 +487,10 @@ class AsyncMemoryClient(_Base):
 
     async def timeline(self, user_id: str, *, include_inactive: bool = False, include_deleted: bool = False,
                        limit: int = 50, before: datetime | None = None, agent_id: str | None = None,
-                       run_id: str | None = None,
-                       filters: Filters | dict[str, Any] | str | None = None) -> list[IndexRecord]:
+                       run_id: str | None = None, filters: Filters | dict[str, Any] | str | None = None,
+                       include_expired: bool = False) -> list[IndexRecord]:
         return await self._run(_Api.timeline(user_id, include_inactive, include_deleted, limit, before, filters,
-                                                agent_id=agent_id, run_id=run_id))
+                                                include_expired, agent_id=agent_id, run_id=run_id))
 
     async def versions(self, topic_id: str, *, user_id: str, agent_id: str | None = None,
                        run_id: str | None = None) -> list[IndexRecord]:

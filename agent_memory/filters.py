@@ -212,6 +212,10 @@ class MemoryFilter:
     run_ids: Sequence[str] | None = None
     where: Filters | None = None
     """A request's ``filters`` (metadata, session, topic, types, creation time), ANDed."""
+    live_at_ms: int | None = None
+    """Only memories not expired at this instant (no ``expires_at``, or a later one)."""
+    expired_at_ms: int | None = None
+    """Only memories expired at this instant (the expiry job's selection)."""
 
     def to_expr(self) -> str:
         parts = [f"user_id == {quote(validate_id(self.user_id, 'user_id'))}"]
@@ -239,6 +243,10 @@ class MemoryFilter:
             parts.append(_in_list("run_id", checked_scope(self.run_ids, "run_id")))
         if self.where is not None:
             parts += where_terms(self.where)
+        if self.live_at_ms is not None:
+            parts.append(f"(expires_at == 0 or expires_at > {int(self.live_at_ms)})")
+        if self.expired_at_ms is not None:
+            parts.append(f"expires_at > 0 and expires_at <= {int(self.expired_at_ms)}")
         return " and ".join(parts)
 
     def checked_min_importance(self) -> float:

@@ -83,6 +83,11 @@ class RememberRequest(BaseModel):
     """The agent this memory belongs to; None: the user's shared memory, seen by every agent."""
     run_id: str | None = None
     """The run (task, episode) this memory belongs to; None: not tied to a run."""
+    expires_at: datetime | None = None
+    """From this instant on the memory is never recalled, and the daily job erases it."""
+    ttl_days: float | None = Field(None, gt=0, le=36_500)
+    """Expire this many days after the memory is stored (instead of ``expires_at``). Neither: the
+    ``ttl_days_by_type`` setting for its type, else never."""
 
     @field_validator("user_id", "session_id")
     @classmethod
@@ -104,8 +109,21 @@ class RememberRequest(BaseModel):
     def _metadata(cls, v: dict[str, Any]) -> dict[str, Any]:
         return check_metadata(v)
 
+    @field_validator("expires_at")
+    @classmethod
+    def _expires(cls, v: datetime | None) -> datetime | None:
+        if v is None:
+            return None
+        if v.tzinfo is None or v.utcoffset() is None:
+            raise ValueError("expires_at must be timezone-aware (e.g. 2026-01-31T09:00:00+00:00)")
+        if v <= utcnow():
+            raise ValueError(f"expires_at {v.isoformat()} is in the past: nothing would be remembered")
+        return v.astimezone(UTC)
+
     @model_validator(mode="after")
     def _one_of(self) -> RememberRequest:
+        if self.expires_at is not None and self.ttl_days is not None:
+            raise ValueError("give at most one of 'expires_at' or 'ttl_days'")
         if (self.content is None) == (self.messages is None):
             raise ValueError("give exactly one of 'content' or 'messages'")
         if self.content is not None and not self.content.strip():

@@ -18,11 +18,11 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from agent_memory.audit import RecallLog
@@ -52,6 +52,7 @@ from agent_memory.model import (
     RecallRequest,
     RecallResult,
     RememberRequest,
+    to_ms,
     utcnow,
     validated,
 )
@@ -70,8 +71,11 @@ class Memory:
     """Long-term memory for agents. ``Memory()`` needs no server: Milvus Lite + files under ``.local``."""
 
     def __init__(self, settings: Settings | None = None, *, embedder: Embedder | None = None,
-                 index: VectorIndex | None = None, store: RawStore | None = None) -> None:
+                 index: VectorIndex | None = None, store: RawStore | None = None,
+                 clock: Callable[[], datetime] | None = None) -> None:
         self.settings = settings or Settings()
+        self.clock: Callable[[], datetime] = clock or utcnow
+        """What "now" is for storing, expiry and ranking (tests move it to see memories expire)."""
         self.embedder = embedder or make_embedder(self.settings)
         self.index = index or open_index(self.settings)
         self.index.ensure(self.embedder.info)
@@ -118,11 +122,14 @@ class Memory:
                  source: str = "user_said", metadata: dict[str, Any] | None = None,
                  created_at: datetime | None = None, idempotency_key: str | None = None,
                  context: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+                 expires_at: datetime | None = None, ttl_days: float | None = None,
                  wait: bool = True) -> list[str]:
         """Store a statement (``content``) or what is worth keeping in ``messages``; return ids.
 
         ``agent_id`` / ``run_id`` scope the memory to one agent / run of the user (see
-        :meth:`recall`); without them it is the user's shared memory.
+        :meth:`recall`); without them it is the user's shared memory. ``expires_at`` or
+        ``ttl_days`` (days from now; default: the ``ttl_days_by_type`` setting) make it expire:
+        never recalled from then on, erased by the daily job (:mod:`agent_memory.expiry`).
 
         In-process the memory is indexed before this returns, whatever ``wait`` says; the
         argument is here so code runs unchanged against :class:`agent_memory.MemoryClient`,
@@ -131,7 +138,7 @@ class Memory:
             user_id=user_id, content=content, messages=messages, session_id=session_id, context=context,
             memory_type=memory_type, importance=importance, topic_id=topic_id, source=source,
             metadata=metadata or {}, created_at=created_at, idempotency_key=idempotency_key,
-            agent_id=agent_id, run_id=run_id)
+            agent_id=agent_id, run_id=run_id, expires_at=expires_at, ttl_days=ttl_days)
         originals = self.stage(req)
         self.index_originals(originals)
         return [o.memory_id for o in originals]
@@ -170,7 +177,7 @@ class Memory:
     def _prepare(self, req: RememberRequest) -> tuple[list[Original], list[dict[str, Any]], str | None]:
         from agent_memory.pipeline.drafts import drafts
 
-        now = utcnow()
+        now = self.clock()
         cascade = self.llm.extract if self.llm.name != "offline" else None
         found, decisions = drafts(req, now, self.settings.chunk_tokens, self.settings.chunk_overlap,
                                   extractor=self.llm.extract, screen=self.screen if self.settings.judge else None,
@@ -180,17 +187,18 @@ class Memory:
             mid = (memory_id_for_key(req.user_id, req.idempotency_key, i)
                    if req.idempotency_key else new_memory_id())
             from_messages = req.messages is not None
+            memory_type = d.memory_type if from_messages and d.memory_type else req.memory_type
             originals.append(Original(
                 memory_id=mid, user_id=req.user_id, session_id=req.session_id, content=d.text,
                 summary=_summary(d.text, self.settings.summary_chars, whole=d.provenance.get("kind") == "chunk"),
                 context=d.context,
-                memory_type=(d.memory_type if from_messages and d.memory_type else req.memory_type),
+                memory_type=memory_type,
                 importance=(req.importance if req.importance is not None else
                             d.importance if d.importance is not None else self.settings.default_importance),
                 topic_id=req.topic_id or d.topic_id, source=d.source or req.source,
                 metadata=req.metadata, created_at=d.created_at or req.created_at or now, stored_at=now,
                 idempotency_key=req.idempotency_key, embedding=self.embedder.info, provenance=d.provenance,
-                agent_id=req.agent_id, run_id=req.run_id,
+                agent_id=req.agent_id, run_id=req.run_id, expires_at=self._expiry(req, memory_type, now),
             ))
         document = None
         if originals and originals[0].provenance.get("kind") == "chunk":
@@ -198,6 +206,13 @@ class Memory:
             for o in originals:
                 o.provenance["document"] = document
         return originals, decisions, document
+
+    def _expiry(self, req: RememberRequest, memory_type: str, now: datetime) -> datetime | None:
+        """``expires_at``, else now + ``ttl_days``, else now + the type's default, else never."""
+        if req.expires_at is not None:
+            return req.expires_at
+        days = req.ttl_days if req.ttl_days is not None else self.settings.ttl_days_by_type.get(memory_type)
+        return None if days is None else now + timedelta(days=days)
 
     def stage(self, req: RememberRequest) -> list[Original]:
         """Validate and write originals to the raw store (step 1 of a write).
@@ -276,7 +291,7 @@ class Memory:
             if (o.state.duplicate_of or not o.state.is_active or o.state.deleted_at is not None
                     or o.provenance.get("kind") == "chunk"):
                 continue
-            hits = [h for h in self.index.search(v, _in_scope_of(o),
+            hits = [h for h in self.index.search(v, _in_scope_of(o, self.clock()),
                                                  limit=s.change_candidates + 1, strong=True)
                     if h.record.id != o.memory_id][:s.change_candidates]
             same = next((h.record for h in hits if same_statement(h.record.summary, o.summary, h.similarity,
@@ -388,7 +403,7 @@ class Memory:
         write (reads see writes), so whichever worker checks last sees both; the newest
         ``(created_at, id)`` wins, deterministically, and the others are superseded. Topics are per
         scope: one agent's new value never supersedes another agent's (or the shared) one."""
-        active = self.index.query(_in_scope_of(o, topic_id=o.topic_id))
+        active = self.index.query(_in_scope_of(o, self.clock(), topic_id=o.topic_id))
         if len(active) <= 1:
             return
         winner = max(active, key=lambda r: (r.created_at, r.id))
@@ -403,7 +418,8 @@ class Memory:
         already inactive. Never deletes anything."""
         if not o.topic_id:
             return o
-        active = [r for r in self.index.query(_in_scope_of(o, topic_id=o.topic_id)) if r.id != o.memory_id]
+        active = [r for r in self.index.query(_in_scope_of(o, self.clock(), topic_id=o.topic_id))
+                  if r.id != o.memory_id]
         newer = [r for r in active if r.created_at > o.created_at]
         state = o.state.model_copy()
         if newer:
@@ -493,7 +509,7 @@ class Memory:
         flt = MemoryFilter(user_id=req.user_id, memory_types=req.memory_types,
                            sources=None if req.include_inferred else ("user_said",),
                            min_importance=req.min_importance, agent_ids=visible(req.agent_id, "agent_id"),
-                           run_ids=visible(req.run_id, "run_id"), where=req.filters)
+                           run_ids=visible(req.run_id, "run_id"), where=req.filters, live_at_ms=to_ms(self.clock()))
         query = self.llm.rewrite(req.query, req.conversation) if req.conversation else req.query
         vector = self.embedder.embed_query(query)
         t_embed = time.perf_counter()
@@ -504,7 +520,7 @@ class Memory:
         t_gate = time.perf_counter()
         limit = max(s.candidate_limit, top_k)
         strong = req.consistency == "strong"
-        now = utcnow()
+        now = self.clock()
         windows = time_windows(query, now) if s.time_boost else []
         params = RankingParams.from_settings(
             s, min_score, s.dense_weight if s.dense_weight is not None else self.embedder.default_dense_weight,
@@ -552,8 +568,8 @@ class Memory:
                 # so a later recall returns the full original. The row is this user's (filter).
                 self._request_restore(rec.storage_key)
                 doc = {"user_id": rec.user_id, "content": rec.summary, "metadata": {}}
-            if doc is None or doc.get("user_id") != req.user_id:
-                continue  # never show an index row whose original is gone or not this user's
+            if doc is None or doc.get("user_id") != req.user_id or (rec.expires_at and rec.expires_at <= now):
+                continue  # never show an index row whose original is gone, not this user's, or expired
             hits.append(RecallHit(
                 memory_id=rec.id, content=doc.get("content", rec.summary), summary=rec.summary,
                 score=r.parts.score, similarity=r.parts.similarity, parts=r.parts,
@@ -638,17 +654,19 @@ class Memory:
 
     def timeline(self, user_id: str, *, include_inactive: bool = False, include_deleted: bool = False,
                  limit: int = 50, before: datetime | None = None, agent_id: str | None = None,
-                 run_id: str | None = None, filters: Filters | dict[str, Any] | str | None = None) -> list[IndexRecord]:
+                 run_id: str | None = None, filters: Filters | dict[str, Any] | str | None = None,
+                 include_expired: bool = False) -> list[IndexRecord]:
         """The user's memories, newest first; page with ``before`` = last item's created_at.
         ``agent_id`` / ``run_id`` show what that agent / run sees (as :meth:`recall` does);
-        ``filters`` as in :meth:`recall`."""
+        ``filters`` as in :meth:`recall`; expired memories (until the daily job erases them) only
+        with ``include_expired``."""
         if not 1 <= limit <= 1000:
             raise InvalidInputError("limit must be between 1 and 1000")
         flt = MemoryFilter(user_id=user_id, active_only=not include_inactive,
                            include_deleted=include_deleted, sources=None,
                            created_before_ms=int(before.timestamp() * 1000) if before else None,
                            agent_ids=visible(agent_id, "agent_id"), run_ids=visible(run_id, "run_id"),
-                           where=as_filters(filters))
+                           where=as_filters(filters), live_at_ms=None if include_expired else to_ms(self.clock()))
         rows = [*self.index.query(flt), *(r for r in self._cold(user_id) if _passes(r, flt))]
         return sorted(rows, key=lambda r: (r.created_at, r.id), reverse=True)[:limit]
 
@@ -884,14 +902,17 @@ def _passes(r: IndexRecord, flt: MemoryFilter) -> bool:
             and (flt.topic_id is None or r.topic_id == flt.topic_id)
             and (flt.created_before_ms is None or r.created_at.timestamp() * 1000 < flt.created_before_ms)
             and (flt.agent_ids is None or (r.agent_id or "") in flt.agent_ids)
-            and (flt.run_ids is None or (r.run_id or "") in flt.run_ids) and matches(r, flt.where))
+            and (flt.run_ids is None or (r.run_id or "") in flt.run_ids) and matches(r, flt.where)
+            and (flt.live_at_ms is None or r.expires_at is None or to_ms(r.expires_at) > flt.live_at_ms)
+            and (flt.expired_at_ms is None or (r.expires_at is not None and to_ms(r.expires_at) <= flt.expired_at_ms)))
 
 
-def _in_scope_of(o: Original, topic_id: str | None = None) -> MemoryFilter:
-    """The active memories of exactly ``o``'s user, agent and run (any source): duplicates and new
-    versions are looked for there only, so one agent's statement never retires another's memory."""
-    return MemoryFilter(user_id=o.user_id, sources=None, topic_id=topic_id,
-                        agent_ids=[o.agent_id or ""], run_ids=[o.run_id or ""])
+def _in_scope_of(o: Original, now: datetime, topic_id: str | None = None) -> MemoryFilter:
+    """The active, unexpired memories of exactly ``o``'s user, agent and run (any source):
+    duplicates and new versions are looked for there only, so one agent's statement never retires
+    another's memory, and a memory about to be erased never absorbs a new one as its duplicate."""
+    return MemoryFilter(user_id=o.user_id, sources=None, topic_id=topic_id, agent_ids=[o.agent_id or ""],
+                        run_ids=[o.run_id or ""], live_at_ms=to_ms(now))
 
 
 VECTOR_CACHE_SIZE = 4096

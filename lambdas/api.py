@@ -170,6 +170,8 @@ def users(limit: Annotated[int, Query(ge=1, le=10_000)] = 1000) -> dict[str, Any
 @app.get("/v1/users/<user_id>/memories")
 def timeline(user_id: str, include_inactive: Annotated[bool, Query()] = False,
              include_deleted: Annotated[bool, Query()] = False,
+             include_expired: Annotated[bool, Query(description="Also memories past expires_at that the "
+                                                                "daily job has not erased yet.")] = False,
              limit: Annotated[int, Query(ge=1, le=1000)] = 50,
              before: Annotated[datetime | None, Query()] = None, agent_id: AgentId = None,
              run_id: RunId = None,
@@ -180,7 +182,8 @@ def timeline(user_id: str, include_inactive: Annotated[bool, Query()] = False,
         raise InvalidInputError("before must be timezone-aware")
     rows = runtime.memory().timeline(user_id, include_inactive=include_inactive,
                                      include_deleted=include_deleted, limit=limit, before=before,
-                                     agent_id=agent_id, run_id=run_id, filters=filters)
+                                     agent_id=agent_id, run_id=run_id, filters=filters,
+                                     include_expired=include_expired)
     items = [r.model_dump(mode="json") for r in rows]
     return {"memories": items, "next_before": items[-1]["created_at"] if len(items) == limit else None}
 

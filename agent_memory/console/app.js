@@ -55,6 +55,14 @@ async function api(method, path, body) {
   return data;
 }
 
+// When a memory expires: never recalled from then on; the daily job erases it.
+function expiry(rec) {
+  if (!rec.expires_at) return el("span", { class: "muted" }, "never");
+  const gone = Date.parse(rec.expires_at) <= Date.now();
+  return el("span", { class: gone ? "badge expired" : "expires", title: gone ? "expired: erased by the next daily job" : "expires" },
+    `${gone ? "expired " : ""}${day(rec.expires_at)}`);
+}
+
 function state(rec) {
   const cold = rec.tier === "cold" ? el("span", { class: "badge cold", title: "out of the index, in S3" }, "cold") : null;
   if (rec.deleted_at) return el("span", {}, el("span", { class: "badge deleted" }, "deleted"), " ", cold);
@@ -88,7 +96,7 @@ async function usersPage() {
 
 async function userPage(user) {
   crumbs(el("a", { href: "#/" }, "users"), el("a", { href: `#/u/${enc(user)}` }, user));
-  const q = "include_inactive=true&include_deleted=true&limit=500";
+  const q = "include_inactive=true&include_deleted=true&include_expired=true&limit=500";
   const { memories } = await api("GET", `/v1/users/${enc(user)}/memories?${q}`);
   const $query = el("input", { type: "text", id: "recall-query", placeholder: "try a recall…", size: "48" });
   const $agent = el("input", { type: "text", id: "recall-agent", placeholder: "as agent (optional)", size: "16" });
@@ -111,9 +119,10 @@ async function userPage(user) {
 
 function timelineTable(user, rows) {
   return el("table", { id: "timeline" },
-    el("tr", {}, ["created", "state", "scope", "type", "memory", "importance", "source", "topic", ""].map((h) => el("th", {}, h))),
+    el("tr", {}, ["created", "state", "scope", "expires", "type", "memory", "importance", "source", "topic", ""].map((h) => el("th", {}, h))),
     rows.map((r) => el("tr", { "data-id": r.id },
-      el("td", {}, day(r.created_at)), el("td", {}, state(r)), el("td", {}, scope(r)), el("td", {}, r.memory_type),
+      el("td", {}, day(r.created_at)), el("td", {}, state(r)), el("td", {}, scope(r)), el("td", { class: "expiry" }, expiry(r)),
+      el("td", {}, r.memory_type),
       el("td", { class: "content" }, el("a", { href: `#/u/${enc(user)}/m/${enc(r.id)}` }, r.summary)),
       el("td", { class: "num" }, fmt(r.importance, 2)), el("td", {}, r.source),
       el("td", {}, r.topic_id ? el("a", { href: `#/u/${enc(user)}/m/${enc(r.id)}` }, r.topic_id) : ""),
@@ -158,7 +167,7 @@ async function memoryPage(user, id) {
   crumbs(el("a", { href: "#/" }, "users"), el("a", { href: `#/u/${enc(user)}` }, user), id);
   const m = await api("GET", `/v1/memories/${enc(id)}?user_id=${enc(user)}`);
   const parts = [el("h1", {}, m.original.content),
-    el("div", { class: "toolbar" }, state(m.record), scope(m.record),
+    el("div", { class: "toolbar" }, state(m.record), scope(m.record), el("span", {}, "expires ", expiry(m.record)),
       [m.record.memory_type, `importance ${fmt(m.record.importance, 2)}`, m.record.source, day(m.record.created_at)]
         .map((t) => el("span", {}, t))),
     judgement(m.original),

@@ -89,6 +89,10 @@ def predicates(flt: MemoryFilter) -> tuple[str, list[hx.Predicate]]:
         preds.append(P.is_in("run_id", checked_scope(flt.run_ids, "run_id")))
     if flt.where is not None:
         where_terms(flt.where)  # the same checks as Milvus; the conditions run in Python (``matches``)
+    if flt.live_at_ms is not None:
+        preds.append(P.or_([P.eq("expires_at", 0), P.gt("expires_at", int(flt.live_at_ms))]))
+    if flt.expired_at_ms is not None:
+        preds += [P.gt("expires_at", 0), P.lte("expires_at", int(flt.expired_at_ms))]
     return user_id, preds
 
 

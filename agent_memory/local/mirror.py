@@ -12,7 +12,9 @@ from __future__ import annotations
 import os
 import secrets
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -28,6 +30,7 @@ from agent_memory.local.bootstrap import (
 )
 from agent_memory.local.lambda_runtime import HttpGateway, ScheduleQueuePoller, SqsPoller, Timer
 from agent_memory.local.processes import start_moto
+from agent_memory.service import Memory
 
 SELFCHECK_RULE = "agent-memory-selfcheck-daily"
 
@@ -41,6 +44,12 @@ class MirrorOptions:
     visibility_timeout_s: int = 10
     """Shorter than on AWS so a failed message is retried within seconds locally."""
     selfcheck_every_s: float = 86_400
+    maintenance_every_s: float = 86_400
+    """The daily maintenance function (expiry, then tiering), as its EventBridge rule runs it."""
+    clock: Callable[[], datetime] | None = None
+    """The memory service's clock (tests move it to make memories expire); None: the real one."""
+    embedder: Any = None
+    """An already-loaded embedder to reuse (tests); None: the configured one."""
     api_key: str | None = None
     s3_endpoint: str | None = None
     """Use this S3 server (e.g. MinIO from docker-compose) instead of the emulator's S3."""
@@ -64,6 +73,7 @@ class Mirror:
     bucket_settings_skipped: list[str] = field(default_factory=list)
     _servers: list[Any] = field(default_factory=list)
     _parts: list[Any] = field(default_factory=list)
+    _built: Memory | None = None
 
     @property
     def pid_file(self) -> Path:
@@ -133,7 +143,8 @@ class Mirror:
             s = s.model_copy(update={"working_store": "dynamodb", "dynamodb_endpoint_url": emulator_url})
         s = s.model_copy(update={"write_queue_url": self.queues.queue_url})
         self.settings = s
-        runtime.configure(s)
+        self._built = Memory(s, embedder=o.embedder, clock=o.clock) if o.clock or o.embedder else None
+        runtime.configure(s, memory=self._built)  # the runtime closes only a Memory it built: stop() closes ours
         memory = runtime.memory()  # cold start: model load, index open
         runtime.write_queue()
         from agent_memory.reindex import index_missing
@@ -153,7 +164,7 @@ class Mirror:
             SqsPoller(sqs, self.queues.queue_url, self.queues.queue_arn, ingest.handler,
                       s.ingest_batch_size).start(),
             trigger.start(),
-            Timer(tier.handler, 86_400, "agent-memory-tiering").start(),  # daily, like its rule
+            Timer(tier.handler, o.maintenance_every_s, "agent-memory-tiering").start(),  # daily, like its rule
         ]
         self.pid_file.write_text(str(os.getpid()))
         return self
@@ -181,6 +192,9 @@ class Mirror:
         for part in reversed(self._parts):
             part.stop()
         runtime.reset()
+        if self._built is not None:
+            self._built.close()
+            self._built = None
         for server in reversed(self._servers):
             server.stop()
         self._parts.clear()

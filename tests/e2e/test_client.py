@@ -155,6 +155,24 @@ def test_metadata_filters(api: Any) -> None:
         api.remember(u, "too deep", metadata={"a": {"b": {"c": {"d": {"e": {"f": 1}}}}}})
 
 
+def test_expiry_fields(api: Any) -> None:
+    u = user()
+    at = (datetime.now(UTC) + timedelta(days=3)).replace(microsecond=0)
+    [fixed] = api.remember(u, "The hotel door code is 4471", expires_at=at)
+    [ttl] = api.remember(u, "My parking spot is B12", ttl_days=0.5)
+    [never] = api.remember(u, "I am allergic to peanuts")
+    rows = {r.id: r.expires_at for r in api.timeline(u)}
+    assert rows[fixed] == at and rows[never] is None
+    assert timedelta(hours=11) < rows[ttl] - datetime.now(UTC) <= timedelta(hours=12)
+    hits = {h.memory_id: h.expires_at for h in api.recall(u, "door code", min_score=-1, gate=False)}
+    assert hits[fixed] == at
+    with pytest.raises(InvalidInputError, match="in the past"):
+        api.remember(u, "x", expires_at=datetime.now(UTC) - timedelta(hours=1))
+    with pytest.raises(InvalidInputError, match="at most one"):
+        api.remember(u, "x", expires_at=at, ttl_days=1)
+    assert len(api.timeline(u, include_expired=True)) == 3
+
+
 def test_idempotency_key_makes_one_memory(api: Any) -> None:
     u = user()
     a = api.remember(u, "My locker code is 0815", idempotency_key="locker-1")

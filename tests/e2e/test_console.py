@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +52,7 @@ def test_console_timeline_recall_forget_versions_and_log(mirror: RunningMirror, 
     key = (mirror.data_dir / "api_key").read_text().strip()
     user = "console-demo"
     with MemoryClient(mirror.url, key) as c:
-        [peanuts] = c.remember(user, "我对花生过敏", importance=0.9)
+        [peanuts] = c.remember(user, "我对花生过敏", importance=0.9, ttl_days=400)
         c.remember(user, "I work at Acme", topic_id="employer")
         [globex] = c.remember(user, "I now work at Globex", topic_id="employer")
         [coffee] = c.remember(user, "I take my coffee black", memory_type="preference", agent_id="barista")
@@ -76,6 +77,8 @@ def test_console_timeline_recall_forget_versions_and_log(mirror: RunningMirror, 
     assert "superseded" in next(t for t in rows.values() if "Acme" in t)
     assert "active" in rows[globex] and "preference" in rows[coffee]
     assert "agent:barista" in rows[coffee] and "shared" in rows[globex]  # each memory's scope
+    expires = (datetime.now(UTC) + timedelta(days=400)).date().isoformat()
+    assert expires in rows[peanuts] and "never" in rows[globex]  # and when it expires
     shot(browser, "2-timeline")
 
     query = browser.find_element(By.ID, "recall-query")

@@ -339,3 +339,16 @@ def test_api_key_acts_only_for_its_users(stack: tuple[Settings, Queues, Any]) ->
             assert call_api("GET", "/v1/users", api_key=key)[0] == 200
     finally:
         runtime.configure(s, memory=runtime.memory())
+
+
+def test_openapi_documents_scopes_filters_and_expiry(stack: tuple[Settings, Queues, Any]) -> None:
+    status, doc = call_api("GET", "/openapi.json")
+    assert status == 200
+    schemas = doc["components"]["schemas"]
+    assert {"agent_id", "run_id", "metadata", "expires_at", "ttl_days"} <= set(schemas["RememberRequest"]["properties"])
+    assert {"agent_id", "run_id", "filters"} <= set(schemas["RecallRequest"]["properties"])
+    assert {"metadata", "session_id", "topic_id", "memory_types", "created_at"} <= set(schemas["Filters"]["properties"])
+    assert {"eq", "in", "gt", "gte", "lt", "lte"} <= set(schemas["Condition"]["properties"])
+    params = {p["name"] for p in doc["paths"]["/v1/users/{user_id}/memories"]["get"]["parameters"]}
+    assert {"agent_id", "run_id", "filters", "include_expired"} <= params
+    assert {"agent_id", "run_id"} <= {p["name"] for p in doc["paths"]["/v1/users/{user_id}"]["delete"]["parameters"]}
