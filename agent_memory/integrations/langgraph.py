@@ -133,7 +133,8 @@ class AgentMemoryStore(BaseStore):
         user, agent = self._scope(namespace)
         assert user is not None
         row = self._current(user, agent, key)
-        if row is None or row.deleted_at is not None or KEY not in row.metadata:
+        if row is None or row.deleted_at is not None or KEY not in row.metadata or (
+                row.expires_at is not None and row.expires_at <= utcnow()):
             return None
         return self._item(row, self._value(row))
 

@@ -18,6 +18,9 @@ Where the services differ, this service's rules hold, on purpose:
   id for mem0 callers (``get``/``search`` answer the newest version under the first id), and
   ``history`` is read from that version chain; ``delete`` is a soft delete (``forget``), the
   hard erasure is the service's ``erase_user``;
+- ``expiration_date`` is the service's expiry (from the start of the next day, UTC); a date in
+  the past is refused (mem0 would store a memory that is already hidden); an expired memory is
+  never recalled, so ``search(show_expired=True)`` is refused, ``get_all`` can list it;
 - ``search`` answers with this service's score (similarity x recency x importance), and
   ``threshold`` is its ``min_score``; the recall gate is off (mem0 has none).
 
@@ -39,6 +42,7 @@ from agent_memory.conditions import Filters, as_filters
 from agent_memory.errors import InvalidInputError, NotFoundError
 from agent_memory.integrations.matching import check, matches
 from agent_memory.model import utcnow
+from agent_memory.portability.from_mem0 import expiration_day, expiry_of
 from agent_memory.portability.records import FORMAT
 
 if TYPE_CHECKING:
@@ -47,7 +51,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 SCOPES = ("user_id", "agent_id", "run_id")
-PROMOTED = ("user_id", "agent_id", "run_id", "actor_id", "role")
+PROMOTED = ("user_id", "agent_id", "run_id", "actor_id", "role", "expiration_date")
 RESERVED = "mem0"
 """The metadata key under which this facade keeps what mem0 has and the service has not (the
 first version's id and created_at, role, actor). Never shown as metadata."""
@@ -126,8 +130,7 @@ class Memory:
         """Remember ``messages`` (a string, a message or a list of messages) for the user."""
         if memory_type is not None:
             raise ValueError("memory_type: procedural memories (mem0's LLM summaries) are not supported")
-        if expiration_date is not None:
-            raise ValueError("expiration_date is not supported by this version of agent_memory")
+        expires_at, day = expiry_of(expiration_date), expiration_day(expiration_date)
         if prompt is not None:
             log.warning("add(prompt=...) is ignored: extraction uses the service's own models")
         owner = _entity(user_id, "user_id")
@@ -140,8 +143,9 @@ class Memory:
         created = _when(timestamp)
         if infer:
             said = [{"role": t["role"], "content": t["content"]} for t in turns if t.get("role") != "system"]
-            ids = self.backend.remember(owner, messages=said, metadata=user_meta, created_at=created,
-                                        agent_id=agent_id, run_id=run_id)
+            ids = self.backend.remember(owner, messages=said, created_at=created, agent_id=agent_id, run_id=run_id,
+                                        expires_at=expires_at,
+                                        metadata={**user_meta, **({RESERVED: {"expiration_date": day}} if day else {})})
             return {"results": [{"id": _uuid(mid), "memory": self.backend.get(mid)["original"]["content"],
                                  "event": "ADD"} for mid in ids]}
         results = []
@@ -149,10 +153,12 @@ class Memory:
             role, content = turn.get("role"), turn.get("content")
             if role is None or content is None or role == "system":
                 continue
-            own = {"role": role, **({"actor_id": turn["name"]} if turn.get("name") else {})}
+            own = {"role": role, **({"actor_id": turn["name"]} if turn.get("name") else {}),
+                   **({"expiration_date": day} if day else {})}
             for mid in self.backend.remember(owner, str(content), metadata={**user_meta, RESERVED: own},
                                              source="agent_inferred" if role == "assistant" else "user_said",
-                                             created_at=created, agent_id=agent_id, run_id=run_id):
+                                             created_at=created, agent_id=agent_id, run_id=run_id,
+                                             expires_at=expires_at):
                 results.append({"id": _uuid(mid), "memory": content, "event": "ADD",
                                 "actor_id": turn.get("name"), "role": role})
         return {"results": results}
@@ -163,8 +169,6 @@ class Memory:
         text = text if text is not None else data
         if text is None and metadata is None and expiration_date is _UNSET:
             raise ValueError("At least one of text, metadata, or expiration_date must be provided.")
-        if expiration_date is not _UNSET:
-            raise ValueError("expiration_date is not supported by this version of agent_memory")
         first = _hex(memory_id)
         chain = self._chain(first)
         current = chain[-1]
@@ -172,6 +176,11 @@ class Memory:
             raise ValueError(f"Memory with id {memory_id} not found. Please provide a valid 'memory_id'")
         own = {**current["metadata"].get(RESERVED, {}), "id": _uuid(first),
                "created_at": chain[0]["created_at"]}
+        expires = current["expires_at"]
+        if expiration_date is not _UNSET:
+            own["expiration_date"] = expiration_day(expiration_date)
+            expires = expiry_of(expiration_date)
+            own = {k: v for k, v in own.items() if v is not None}
         user_meta = {k: v for k, v in current["metadata"].items() if k != RESERVED}
         user_meta.update({k: v for k, v in (metadata or {}).items() if k not in (*SCOPES, "actor_id", RESERVED)})
         new_id = uuid.uuid4().hex
@@ -180,6 +189,7 @@ class Memory:
         content = text if text is not None else current["content"]
         new = {**current, "format": FORMAT, "memory_id": new_id, "content": content, "summary": content.strip()[:512],
                "metadata": {**user_meta, RESERVED: own}, "topic_id": topic, "created_at": now, "stored_at": now,
+               "expires_at": expires.isoformat() if isinstance(expires, datetime) else expires,
                "idempotency_key": None, "provenance": {"kind": "update", "updates": current["memory_id"]},
                "state": {**current["state"], "is_active": True, "supersedes": [current["memory_id"]],
                          "superseded_by": None, "duplicate_of": None, "confirmations": 0}}
@@ -224,7 +234,7 @@ class Memory:
         scope, conditions = _split_filters(filters, kwargs, "get_all")
         _check_top_k(top_k)
         out: list[dict[str, Any]] = []
-        for original in self._originals(scope, conditions):
+        for original in self._originals(scope, conditions, include_expired=show_expired):
             if len(out) >= top_k:
                 break
             out.append(_item(original))
@@ -237,6 +247,8 @@ class Memory:
         _check_top_k(top_k)
         if not isinstance(query, str) or not query.strip():
             raise ValueError("Invalid query: cannot be empty or whitespace-only.")
+        if show_expired:
+            raise ValueError("show_expired=True: this service never recalls an expired memory (get_all can list it)")
         if threshold is not None and not 0 <= threshold <= 1:
             raise ValueError(f"Invalid threshold: {threshold}. Must be between 0 and 1 (inclusive).")
         if top_k == 0:
@@ -301,13 +313,14 @@ class Memory:
             chain.append(self._original(nxt))
         return chain
 
-    def _originals(self, scope: Mapping[str, str], conditions: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
+    def _originals(self, scope: Mapping[str, str], conditions: Mapping[str, Any],
+                   include_expired: bool = False) -> Iterator[dict[str, Any]]:
         """The user's active memories in the scope meeting ``conditions``, newest first."""
         before: datetime | None = None
         while True:
             rows = self.backend.timeline(scope["user_id"], limit=200, before=before,
                                          agent_id=scope.get("agent_id"), run_id=scope.get("run_id"),
-                                         filters=_index_filters(conditions))
+                                         filters=_index_filters(conditions), include_expired=include_expired)
             for row in rows:
                 shown = {k: v for k, v in row.metadata.items() if k != RESERVED}
                 if _in_scope(row.agent_id, row.run_id, scope) and matches(shown, conditions):

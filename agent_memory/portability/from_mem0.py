@@ -65,7 +65,7 @@ def mem0_converter(user_id: str | None, *, summary_chars: int = 512, importance:
             "memory_type": "task" if metadata.get("memory_type") == "procedural_memory" else "fact",
             "importance": importance, "source": "agent_inferred" if item.get("role") == "assistant" else "user_said",
             "agent_id": item.get("agent_id"), "run_id": item.get("run_id"),
-            "expires_at": _expiry(item.get("expiration_date")),
+            "expires_at": expiry_of(item.get("expiration_date")),
             "metadata": metadata, "created_at": created,
             "stored_at": _utc(item.get("updated_at")) or created,  # the same on every import of the item
             "provenance": {"kind": "import", "from": "mem0",
@@ -75,11 +75,24 @@ def mem0_converter(user_id: str | None, *, summary_chars: int = 512, importance:
     return convert
 
 
-def _expiry(value: Any) -> datetime | None:
-    """mem0's ``expiration_date`` (a day) is hidden from the next day on: that instant, in UTC."""
-    if not value:
+def expiration_day(value: Any) -> str | None:
+    """mem0's ``expiration_date`` (a ``YYYY-MM-DD`` text, a date or a datetime) as its day."""
+    if value is None or value == "":
         return None
-    return datetime.combine(date.fromisoformat(str(value)[:10]) + timedelta(days=1), time(), UTC)
+    if isinstance(value, datetime):
+        return value.date().isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    try:
+        return date.fromisoformat(str(value)[:10]).isoformat()
+    except ValueError:
+        raise ValueError("expiration_date must be a date in YYYY-MM-DD format") from None
+
+
+def expiry_of(value: Any) -> datetime | None:
+    """mem0 hides a memory from the day after its ``expiration_date``: that instant, in UTC."""
+    day = expiration_day(value)
+    return None if day is None else datetime.combine(date.fromisoformat(day) + timedelta(days=1), time(), UTC)
 
 
 def _utc(value: Any) -> datetime | None:

@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +94,11 @@ def script(m: Any, u: str, other: str) -> dict[str, Any]:
     seen["agent_list"] = [(r["memory"], r["agent_id"]) for r in m.get_all(
         filters={"user_id": u, "agent_id": "travel"})["results"]]
     seen["all_list"] = len(m.get_all(filters={"user_id": u})["results"])
+    soon = (date.today() + timedelta(days=30)).isoformat()
+    [trip] = m.add("I fly to Rome next month", user_id=u, expiration_date=soon, infer=False)["results"]
+    seen["expiring"] = m.get(trip["id"])["expiration_date"] == soon
+    m.update(trip["id"], expiration_date=None)
+    seen["expiry_cleared"] = m.get(trip["id"]).get("expiration_date")
     with pytest.raises(ValueError, match="Top-level entity parameters"):
         m.search("anything", user_id=u)
     m.delete_all(user_id=u)
@@ -115,9 +121,11 @@ def test_one_mem0_script_answers_alike_on_mem0_and_on_the_facade(tmp_path: Path,
                                  ("UPDATE", "I am allergic to peanuts", "I am allergic to peanuts and shellfish")]
     assert theirs["other_left"] == ["I am allergic to cats"]
     assert theirs["agent_list"] == [("Book aisle seats on my flights", "travel")] and theirs["all_list"] == 3
+    assert theirs["expiring"] is True and theirs["expiry_cleared"] is None
     for key in ("added", "add_keys", "search_top", "search_keys", "filtered", "ranged", "listed", "list_keys",
                 "get_keys", "updated", "search_after_update", "deleted_get", "history", "history_deleted",
-                "after_delete_all", "other_left", "agent_search", "agent_list", "all_list"):
+                "after_delete_all", "other_left", "agent_search", "agent_list", "all_list", "expiring",
+                "expiry_cleared"):
         assert ours[key] == theirs[key], key
     assert ours["get"] | {"id": None, "user_id": None} == theirs["get"] | {"id": None, "user_id": None}
     assert len(ours["search_users"]) == len(theirs["search_users"]) == 1
