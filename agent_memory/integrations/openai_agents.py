@@ -34,6 +34,8 @@ class MemoryContext:
     """A run context naming the user (and session) the agent serves."""
 
     user_id: str
+    agent_id: str | None = None
+    """The agent's own scope (its memories and the user's shared ones); None: the user's."""
     session_id: str = "default"
 
 
@@ -44,6 +46,11 @@ def _user(bound: str | None, context: Any) -> str:
     return validate_id(user, "user_id")
 
 
+def _agent(bound: str | None, context: Any) -> str | None:
+    agent = bound or getattr(context, "agent_id", None)
+    return None if agent is None else validate_id(agent, "agent_id")
+
+
 def _tool_error(ctx: RunContextWrapper[Any], error: Exception) -> str:
     """The service's refusals are written for people: the model sees them and can fix its call.
     Other errors keep the SDK's generic text (their message may hold internals)."""
@@ -52,7 +59,7 @@ def _tool_error(ctx: RunContextWrapper[Any], error: Exception) -> str:
     return "An error occurred while running the tool. Please try again."
 
 
-def memory_tools(memory: Backend, user_id: str | None = None) -> list[Tool]:
+def memory_tools(memory: Backend, user_id: str | None = None, agent_id: str | None = None) -> list[Tool]:
     """``remember`` and ``recall`` tools (answers as JSON text; the SDK would send a dict's Python
     repr); a service refusal reaches the model as the tool's error."""
 
@@ -62,11 +69,12 @@ def memory_tools(memory: Backend, user_id: str | None = None) -> list[Tool]:
         user = _user(user_id, ctx.context)
         session = getattr(ctx.context, "session_id", "default")
         return json.dumps(await asyncio.to_thread(tools.remember, memory, user, content, memory_type, importance,
-                                                  topic_id, session))
+                                                  topic_id, session, _agent(agent_id, ctx.context)))
 
     @function_tool(name_override="recall", description_override=tools.RECALL, failure_error_function=_tool_error)
     async def recall(ctx: RunContextWrapper[Any], query: str, top_k: int = 5) -> str:
-        found = await asyncio.to_thread(tools.recall, memory, _user(user_id, ctx.context), query, top_k)
+        found = await asyncio.to_thread(tools.recall, memory, _user(user_id, ctx.context), query, top_k,
+                                        _agent(agent_id, ctx.context))
         return json.dumps(found, ensure_ascii=False)
 
     return [remember, recall]
@@ -85,22 +93,22 @@ def latest_user_text(items: list[Any]) -> str | None:
     return None
 
 
-def with_memories(memory: Backend, user_id: str | None = None, *, top_k: int = 5, max_tokens: int = 600,
-                  then: CallModelInputFilter | None = None) -> CallModelInputFilter:
+def with_memories(memory: Backend, user_id: str | None = None, *, agent_id: str | None = None, top_k: int = 5,
+                  max_tokens: int = 600, then: CallModelInputFilter | None = None) -> CallModelInputFilter:
     """A ``call_model_input_filter`` that puts the user's memories relevant to the latest user
     message into the instructions (recalled once per message, not again after each tool call).
     ``then`` runs another filter afterwards."""
-    last: dict[tuple[str, str], RecallResult] = {}
+    last: dict[tuple[str, str | None, str], RecallResult] = {}
 
     async def put_memories(data: CallModelData[Any]) -> ModelInputData:
         model_data = data.model_data
         query = latest_user_text(list(model_data.input))
         if query and query.strip():
-            user = _user(user_id, data.context)
-            key = (user, query)
+            user, agent = _user(user_id, data.context), _agent(agent_id, data.context)
+            key = (user, agent, query)
             if key not in last:
                 last.clear()
-                last[key] = await asyncio.to_thread(memory.recall, user, query, top_k=top_k)
+                last[key] = await asyncio.to_thread(memory.recall, user, query, top_k=top_k, agent_id=agent)
             model_data = ModelInputData(input=model_data.input, instructions=system_prompt(
                 model_data.instructions or "", last[key], max_tokens=max_tokens))
         if then is None:

@@ -53,3 +53,14 @@ def test_tools_take_model_tool_calls_for_the_bound_user(memory: Memory) -> None:
     refused = remember.invoke({"type": "tool_call", "id": "c3", "name": "remember",
                                "args": {"content": "x", "topic_id": "../../etc"}})
     assert refused.status == "error" and "invalid topic_id" in refused.content
+
+
+def test_tools_and_retriever_bound_to_an_agent(memory: Memory) -> None:
+    u = new_user()
+    remember, _ = memory_tools(memory, user_id=u, agent_id="coder")
+    remember.invoke({"content": "The repo uses tabs for indentation"})
+    memory.remember(u, "The user writes Python")  # shared
+    as_coder = AgentMemoryRetriever(memory=memory, user_id=u, agent_id="coder", gate=False)
+    as_planner = AgentMemoryRetriever(memory=memory, user_id=u, agent_id="planner", gate=False)
+    assert "The repo uses tabs for indentation" in [d.page_content for d in as_coder.invoke("does the repo use tabs?")]
+    assert all("tabs" not in d.page_content for d in as_planner.invoke("does the repo use tabs?"))

@@ -67,3 +67,19 @@ def test_tools_bound_to_a_user_ignore_the_context(memory: Memory, tmp_path: Path
     agent = Agent(name="a", model=model, tools=memory_tools(memory, user_id=u))
     asyncio.run(Runner.run(agent, "I like chess", context=MemoryContext(new_user())))
     assert [r.summary for r in memory.timeline(u)] == ["The user likes chess"]
+
+
+def test_an_agent_in_the_context_sees_its_own_and_shared_memories_never_another_agents(memory: Memory) -> None:
+    u = new_user()
+    memory.remember(u, "I am flying to Lisbon on Friday", memory_type="plan")  # shared
+    memory.remember(u, "The planner booked a hotel in Lisbon for Friday", agent_id="planner")
+    model = ScriptedModel([[function_call("remember", {"content": "The coder fixed the Lisbon booking bug"},
+                                          call_id="c1")],
+                           [assistant_message("done")]])
+    agent = Agent(name="coder", instructions="You write code.", model=model, tools=memory_tools(memory))
+    asyncio.run(Runner.run(agent, "What about my Lisbon trip?", context=MemoryContext(u, agent_id="coder"),
+                           run_config=RunConfig(call_model_input_filter=with_memories(memory))))
+    sent = model.first_call.system_instructions if model.first_call else ""
+    assert "flying to Lisbon" in sent and "hotel" not in sent  # the planner's memory stays the planner's
+    [row] = [r for r in memory.timeline(u) if "bug" in r.summary]
+    assert row.agent_id == "coder"
