@@ -2,7 +2,8 @@
 
 The store, not the index, is read: it holds every memory, including cold-tier ones, deleted
 ones and ones not indexed yet. Pages follow the store's key order (memory ids), so the cursor
-is the last memory id of a page and a page never holds a whole large user in memory. An
+is the last memory id of a page, a page never holds a whole large user in memory, and on S3 a
+page's listing starts at its cursor (``StartAfter``) instead of at the user's first key. An
 original in an archive storage class cannot be read now: it is left out of the page, named in
 ``archived``, and a restore is requested so a later export includes it.
 """
@@ -43,7 +44,7 @@ def export_page(memory: Memory, user_id: str, after: str | None = None, limit: i
     prefix = user_prefix(memory.settings.key_prefix, user_id)
     keys: list[str] = []
     more = False
-    for key in memory.store.list_keys(prefix):
+    for key in memory.store.list_keys_after(prefix, None if after is None else f"{prefix}{after}.json"):
         mid = key.removeprefix(prefix).removesuffix(".json")
         if not key.endswith(".json") or "/" in mid or (after is not None and mid <= after):
             continue

@@ -32,6 +32,11 @@ class RawStore(ABC):
     @abstractmethod
     def list_keys(self, prefix: str) -> Iterator[str]: ...
 
+    def list_keys_after(self, prefix: str, start_after: str | None) -> Iterator[str]:
+        """``list_keys`` from the first key after ``start_after`` (keys come in order): a paged
+        reader (the export) starts where its last page ended. S3 starts there itself."""
+        return (k for k in self.list_keys(prefix) if start_after is None or k > start_after)
+
     @abstractmethod
     def delete_all_versions(self, prefix: str) -> int:
         """Remove every object (and every version of it) under ``prefix``; return how many went."""

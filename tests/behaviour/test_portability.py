@@ -19,6 +19,7 @@ def test_export_erase_import_restores_the_user(memory: Memory) -> None:
     [coder] = memory.remember(u, "The repo uses tabs", agent_id="coder", run_id="r1")
     exported = list(memory.export(u))
     assert {r["memory_id"] for r in exported} == {old, new, gone, coder}
+    assert list(memory.export(u, page_size=1)) == exported  # one page per memory, each after the last
     memory.erase_user(u)
     assert memory.timeline(u, include_inactive=True, include_deleted=True) == []
 
