@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, Any
@@ -138,17 +139,20 @@ def import_records(memory: Memory, records: Sequence[ExportRecord], *, batch_siz
         originals = [_normalized(memory, rec.to_original()) for rec in batch]
         keys = [memory.storage_key(o.user_id, o.memory_id) for o in originals]
         stored = memory.store.fetch(keys).docs
-        written: set[str] = set()
+        puts: dict[str, dict[str, Any]] = {}
         for o, key in zip(originals, keys, strict=True):
             doc = o.model_dump(mode="json")
             old = stored.get(key)
             if old is not None and Original.model_validate(old).model_dump(mode="json") == doc:
                 report.unchanged += 1
                 continue
-            memory.store.put_json(key, doc)  # the store first, as every write
-            written.add(o.memory_id)
+            puts[key] = doc
             report.created += old is None
             report.updated += old is not None
+        if puts:  # the store first, as every write; S3 puts are I/O: overlap them
+            with ThreadPoolExecutor(max_workers=min(16, len(puts))) as pool:
+                list(pool.map(lambda item: memory.store.put_json(*item), puts.items()))
+        written = {doc["memory_id"] for doc in puts.values()}
         present = {r.id for r in memory.index.get([o.memory_id for o in originals])}
         todo = [(o, k) for o, k in zip(originals, keys, strict=True) if o.memory_id in written or
                 o.memory_id not in present]
