@@ -302,37 +302,22 @@ def reindex(
     """Rebuild the index from the originals in the store (new model, new backend, lost index)."""
     from agent_memory.embed import make_embedder
     from agent_memory.index import open_index
+    from agent_memory.reindex import StoredOriginals
     from agent_memory.reindex import reindex as run
     from agent_memory.store import make_store
-    from agent_memory.store.keys import original_key
 
     s = _settings(data_dir)
     if provider:
         s = s.model_copy(update={"embedding_provider": provider})
-    store = make_store(s)
-    keys = [k for k in store.list_keys(s.key_prefix) if k.endswith(".json")]
+    originals = StoredOriginals(make_store(s), s.key_prefix)
     embedder = make_embedder(s)
     target = open_index(s, uri=to, collection=collection)
-
-    archived: list[str] = []
-
-    def originals() -> Any:
-        from agent_memory.errors import ArchivedError
-        from agent_memory.model import Original
-
-        for key in keys:
-            try:
-                yield Original.model_validate(store.get_json(key))
-            except ArchivedError:  # GLACIER / DEEP_ARCHIVE: ask for a copy, re-run once restored
-                store.restore(key)
-                archived.append(key)
-
     with Progress(TextColumn("reindex"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err_console) as bar:
-        task = bar.add_task("reindex", total=len(keys))
-        report = run(originals(), lambda o: original_key(s.key_prefix, o.user_id, o.memory_id),
-                     embedder, target, missing_only=missing,
+        task = bar.add_task("reindex", total=len(originals.keys))
+        report = run(originals, originals.key_of, embedder, target, missing_only=missing,
                      on_progress=lambda n: bar.advance(task, n))
+    archived = originals.archived
     console.print(f"indexed {report.indexed}, already present {report.skipped}, cold tier {report.cold}, "
                   f"archived (restore requested, re-run later) {len(archived)}, "
                   f"into {target.uri} with {embedder.info.provider}/{embedder.info.model}")

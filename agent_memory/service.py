@@ -78,7 +78,12 @@ class Memory:
         """What "now" is for storing, expiry and ranking (tests move it to see memories expire)."""
         self.embedder = embedder or make_embedder(self.settings)
         self.index = index or open_index(self.settings)
-        self.index.ensure(self.embedder.info)
+        try:
+            self.index.ensure(self.embedder.info)
+        except AgentMemoryError:
+            if index is None:  # ours: release it (a Milvus Lite file or a HelixDB folder stays locked)
+                self.index.close()
+            raise
         self.store = store or make_store(self.settings)
         self.recall_log = RecallLog(self.store, self.settings.recall_log_prefix)
         self._working: WorkingStore | None = None
@@ -731,7 +736,7 @@ class Memory:
                run_id: str | None = None) -> IndexRecord:
         """Soft delete: the memory stays in history (``deleted_at`` set) but never comes back from recall.
         With ``agent_id`` / ``run_id``, a memory that agent / run cannot see is 'not found'."""
-        return self._set_deleted(memory_id, user_id, utcnow(), agent_id, run_id)
+        return self._set_deleted(memory_id, user_id, self.clock(), agent_id, run_id)
 
     def restore(self, memory_id: str, user_id: str | None = None, *, agent_id: str | None = None,
                 run_id: str | None = None) -> IndexRecord:

@@ -94,17 +94,41 @@ async function usersPage() {
         el("td", { class: "num" }, u.memories)))));
 }
 
+// The filters typed on a user's page (a JSON object, as the API's `filters`), kept across re-renders.
+let pageFilters = "";
+
+function parsedFilters() {
+  if (!pageFilters.trim()) return undefined;
+  try {
+    return JSON.parse(pageFilters);
+  } catch (err) {
+    throw new Error(`filters: not JSON (${err.message})`);
+  }
+}
+
 async function userPage(user) {
   crumbs(el("a", { href: "#/" }, "users"), el("a", { href: `#/u/${enc(user)}` }, user));
-  const q = "include_inactive=true&include_deleted=true&include_expired=true&limit=500";
-  const { memories } = await api("GET", `/v1/users/${enc(user)}/memories?${q}`);
+  let q = "include_inactive=true&include_deleted=true&include_expired=true&limit=500";
+  const filters = parsedFilters();
+  if (filters) q += `&filters=${enc(JSON.stringify(filters))}`;
+  let memories;
+  try {
+    ({ memories } = await api("GET", `/v1/users/${enc(user)}/memories?${q}`));
+  } catch (err) {
+    pageFilters = ""; // a refused filter (422) must not stick to the page: the next visit shows it whole
+    throw err;
+  }
   const $query = el("input", { type: "text", id: "recall-query", placeholder: "try a recall…", size: "48" });
   const $agent = el("input", { type: "text", id: "recall-agent", placeholder: "as agent (optional)", size: "16" });
+  const $filters = el("input", { type: "text", id: "filters", size: "60",
+    placeholder: '{"metadata": {"project": "apollo", "priority": {"gte": 2}}}' });
+  $filters.value = pageFilters;
   const $results = el("div", { id: "recall-results" });
   const tryRecall = async () => {
     if (!$query.value.trim()) return;
     const body = { user_id: user, query: $query.value };
     if ($agent.value.trim()) body.agent_id = $agent.value.trim();
+    if (filters) body.filters = filters;
     const r = await api("POST", "/v1/recall", body);
     $results.replaceChildren(el("h2", {}, `Recall: ${r.query}`), gateLine(r.gate, "recall-gate"), hitsTable(r.memories),
       el("pre", { id: "recall-context" }, r.context || "(nothing above min_score)"));
@@ -113,8 +137,21 @@ async function userPage(user) {
     el("a", { href: `#/u/${enc(user)}/recalls` }, "recall log"),
     el("button", { class: "danger", id: "erase", type: "button", onclick: () => erase(user) }, "Erase user…"));
   $form.addEventListener("submit", (e) => { e.preventDefault(); tryRecall().catch((err) => say(err.message)); });
-  $view.replaceChildren(el("h1", {}, `${user}: ${memories.length} memories`), $form, $results,
-    el("h2", {}, "Timeline (newest first)"), timelineTable(user, memories));
+  const $filterForm = el("form", { class: "toolbar", id: "filter-form" }, "filters ", $filters,
+    el("button", { type: "submit" }, "Apply to timeline and recall"));
+  $filterForm.addEventListener("submit", (e) => {
+    e.preventDefault();
+    try {
+      if ($filters.value.trim()) JSON.parse($filters.value);
+    } catch (err) {
+      say(`filters: not JSON (${err.message})`);
+      return;
+    }
+    pageFilters = $filters.value;
+    route().catch((err) => say(err.message));
+  });
+  $view.replaceChildren(el("h1", {}, `${user}: ${memories.length} memories${filters ? " (filtered)" : ""}`),
+    $form, $filterForm, $results, el("h2", {}, "Timeline (newest first)"), timelineTable(user, memories));
 }
 
 function timelineTable(user, rows) {
@@ -232,6 +269,7 @@ async function erase(user) {
 }
 
 async function route(clear = true) {
+  if (!location.hash.startsWith("#/u/")) pageFilters = ""; // filters belong to one user's page
   if (clear) {
     say(flash || "", flash !== null);
     flash = null;

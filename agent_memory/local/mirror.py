@@ -9,6 +9,7 @@ stored but never indexed (the mirror stopped between the two) are indexed.
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 import signal
@@ -20,6 +21,7 @@ from typing import Any, Literal
 
 from agent_memory import runtime
 from agent_memory.config import Settings
+from agent_memory.errors import IndexSchemaError
 from agent_memory.local.bootstrap import (
     Queues,
     ensure_bucket,
@@ -33,6 +35,7 @@ from agent_memory.local.processes import start_moto
 from agent_memory.service import Memory
 
 SELFCHECK_RULE = "agent-memory-selfcheck-daily"
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -70,6 +73,8 @@ class Mirror:
     queues: Queues | None = None
     api_key: str = ""
     reconciled: Any = None
+    migrated: Any = None
+    """The rebuild of an index of an older schema at start (a ReindexReport), if one was needed."""
     bucket_settings_skipped: list[str] = field(default_factory=list)
     _servers: list[Any] = field(default_factory=list)
     _parts: list[Any] = field(default_factory=list)
@@ -143,9 +148,7 @@ class Mirror:
             s = s.model_copy(update={"working_store": "dynamodb", "dynamodb_endpoint_url": emulator_url})
         s = s.model_copy(update={"write_queue_url": self.queues.queue_url})
         self.settings = s
-        self._built = Memory(s, embedder=o.embedder, clock=o.clock) if o.clock or o.embedder else None
-        runtime.configure(s, memory=self._built)  # the runtime closes only a Memory it built: stop() closes ours
-        memory = runtime.memory()  # cold start: model load, index open
+        memory = self._open_memory(s)
         runtime.write_queue()
         from agent_memory.reindex import index_missing
 
@@ -168,6 +171,33 @@ class Mirror:
         ]
         self.pid_file.write_text(str(os.getpid()))
         return self
+
+    def _open_memory(self, s: Settings) -> Memory:
+        """Configure the runtime and build its Memory (cold start: model load, index open). An index
+        of an older schema is rebuilt from the originals first: locally S3 is the source of truth
+        and a rebuild is always safe (on AWS, run `agent-memory reindex` on purpose)."""
+        o = self.options
+        for attempt in (1, 2):
+            try:
+                self._built = Memory(s, embedder=o.embedder, clock=o.clock) if o.clock or o.embedder else None
+                runtime.configure(s, memory=self._built)  # the runtime closes only a Memory it built; stop() ours
+                return runtime.memory()
+            except IndexSchemaError as exc:
+                if attempt == 2:
+                    raise
+                log.warning("%s; rebuilding it from the originals now", exc)
+                from agent_memory.embed import make_embedder
+                from agent_memory.index import open_index
+                from agent_memory.reindex import StoredOriginals, reindex
+                from agent_memory.store import make_store
+
+                originals = StoredOriginals(make_store(s), s.key_prefix)
+                target = open_index(s)
+                try:
+                    self.migrated = reindex(originals, originals.key_of, o.embedder or make_embedder(s), target)
+                finally:
+                    target.close()
+        raise AssertionError("unreachable")
 
     @property
     def api_url(self) -> str:

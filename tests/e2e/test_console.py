@@ -52,7 +52,7 @@ def test_console_timeline_recall_forget_versions_and_log(mirror: RunningMirror, 
     key = (mirror.data_dir / "api_key").read_text().strip()
     user = "console-demo"
     with MemoryClient(mirror.url, key) as c:
-        [peanuts] = c.remember(user, "我对花生过敏", importance=0.9, ttl_days=400)
+        [peanuts] = c.remember(user, "我对花生过敏", importance=0.9, ttl_days=400, metadata={"kind": "health"})
         c.remember(user, "I work at Acme", topic_id="employer")
         [globex] = c.remember(user, "I now work at Globex", topic_id="employer")
         [coffee] = c.remember(user, "I take my coffee black", memory_type="preference", agent_id="barista")
@@ -80,6 +80,18 @@ def test_console_timeline_recall_forget_versions_and_log(mirror: RunningMirror, 
     expires = (datetime.now(UTC) + timedelta(days=400)).date().isoformat()
     assert expires in rows[peanuts] and "never" in rows[globex]  # and when it expires
     shot(browser, "2-timeline")
+
+    def apply_filters(text: str) -> list[str | None]:
+        box = browser.find_element(By.ID, "filters")
+        box.clear()
+        box.send_keys(text)
+        browser.find_element(By.CSS_SELECTOR, "#filter-form button").click()
+        wait.until(lambda b: ("(filtered)" in b.find_element(By.TAG_NAME, "h1").text) == bool(text))
+        return [r.get_attribute("data-id") for r in browser.find_elements(By.CSS_SELECTOR, "#timeline tr[data-id]")]
+
+    assert apply_filters('{"metadata": {"kind": "health"}}') == [peanuts]  # a metadata filter on the timeline
+    shot(browser, "2b-filtered")
+    assert len(apply_filters("")) == 4
 
     query = browser.find_element(By.ID, "recall-query")
     query.send_keys("点餐时要注意什么")

@@ -72,3 +72,29 @@ class _StoreOnly:
         from agent_memory.store import make_store
 
         self.settings, self.store = s, make_store(s)
+
+
+def test_the_mirror_rebuilds_an_old_index_at_start(tmp_path: Path, embedder: Embedder) -> None:
+    from agent_memory import MemoryClient
+    from agent_memory.local.mirror import Mirror, MirrorOptions
+
+    options = MirrorOptions(data_dir=tmp_path / "mirror", api_port=0, emulator_port=0, embedder=embedder)
+    mirror = Mirror(options).start()
+    try:
+        with MemoryClient(mirror.api_url, mirror.api_key) as c:
+            [mid] = c.remember("u1", "I keep bees", agent_id="garden", metadata={"hive": 3})
+    finally:
+        mirror.stop()
+    uri = str(options.data_dir / "memory.db")
+    client = MilvusClient(uri=uri)
+    client.drop_collection("agent_memory")
+    client.close()
+    _old_milvus_collection(uri, "agent_memory", embedder)  # as an index built before schema 2
+    mirror = Mirror(options).start()  # S3 (moto, replayed) still holds the original
+    try:
+        assert mirror.migrated is not None and mirror.migrated.indexed == 1
+        with MemoryClient(mirror.api_url, mirror.api_key) as c:
+            [rec] = c.timeline("u1", agent_id="garden", filters={"metadata": {"hive": 3}})
+            assert rec.id == mid
+    finally:
+        mirror.stop()
