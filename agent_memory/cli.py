@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from agent_memory.config import Settings
 from agent_memory.errors import AgentMemoryError, BackendUnavailableError
+from agent_memory.model import scope_label
 
 app = typer.Typer(help="Long-term memory for LLM agents.", no_args_is_help=True,
                   pretty_exceptions_enable=False)
@@ -23,6 +24,46 @@ err_console = Console(stderr=True)
 DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Folder of the embedded store and index.")]
 User = Annotated[str, typer.Option("--user", "-u", help="The user the memory belongs to.")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+Agent = Annotated[str | None, typer.Option("--agent", help="Agent scope (see the README: scopes).")]
+Run = Annotated[str | None, typer.Option("--run", help="Run scope (see the README: scopes).")]
+FilterArgs = Annotated[list[str] | None, typer.Option(
+    "--filter", help="A condition, repeatable (ANDed): key=value, key=a|b (one of), key>=3, key<2026-02-01; "
+                     "session_id=, topic_id=, memory_type=, created_at>= name those fields, other keys metadata.")]
+FiltersJson = Annotated[str | None, typer.Option("--filters", help="All conditions as one JSON object "
+                                                                   "(the API's `filters`).")]
+
+
+def _filters(items: list[str] | None, as_json: str | None) -> dict[str, Any] | None:
+    """``--filter`` expressions and/or ``--filters`` JSON as one filter dict (None: no filter)."""
+    from agent_memory.conditions import from_expressions
+
+    found: dict[str, Any] = {}
+    if as_json:
+        try:
+            found = json.loads(as_json)
+        except ValueError as exc:
+            raise _fail(ValueError(f"--filters is not JSON: {exc}")) from None
+        if not isinstance(found, dict):
+            raise _fail(ValueError("--filters must be a JSON object"))
+    if items:
+        extra = from_expressions(items)
+        found = {**found, **{k: v for k, v in extra.items() if k != "metadata"},
+                 "metadata": {**found.get("metadata", {}), **extra["metadata"]}}
+    return found or None
+
+
+def _metadata(items: list[str] | None) -> dict[str, Any]:
+    """``--meta key=value`` pairs (values read as JSON when they are: ``3``, ``true``, ``["a"]``)."""
+    out: dict[str, Any] = {}
+    for item in items or []:
+        key, sep, raw = item.partition("=")
+        if not sep:
+            raise _fail(ValueError(f"--meta {item[:60]!r}: use key=value"))
+        try:
+            out[key.strip()] = json.loads(raw)
+        except ValueError:
+            out[key.strip()] = raw
+    return out
 
 
 def _settings(data_dir: Path | None) -> Settings:
@@ -54,14 +95,20 @@ def remember(
     topic: Annotated[str | None, typer.Option(help="Topic slot; a newer memory supersedes older ones.")] = None,
     inferred: Annotated[bool, typer.Option("--inferred", help="Mark as agent_inferred.")] = False,
     created_at: Annotated[datetime | None, typer.Option(help="ISO time with zone, for back-filling.")] = None,
+    agent: Agent = None,
+    run: Run = None,
+    meta: Annotated[list[str] | None, typer.Option("--meta", help="Metadata key=value, repeatable.")] = None,
+    ttl_days: Annotated[float | None, typer.Option("--ttl-days", help="Expire this many days from now.")] = None,
+    expires_at: Annotated[datetime | None, typer.Option(help="Expire at this ISO time (with zone).")] = None,
     data_dir: DataDir = None,
 ) -> None:
-    """Store one statement for a user."""
+    """Store one statement for a user (shared by all their agents unless --agent/--run scope it)."""
     try:
         ids = _memory(data_dir).remember(
             user_id=user, content=content, session_id=session, memory_type=memory_type,
             importance=importance, topic_id=topic, created_at=created_at,
-            source="agent_inferred" if inferred else "user_said")
+            source="agent_inferred" if inferred else "user_said", agent_id=agent, run_id=run,
+            metadata=_metadata(meta), ttl_days=ttl_days, expires_at=expires_at)
     except AgentMemoryError as exc:
         raise _fail(exc) from None
     for mid in ids:
@@ -77,6 +124,10 @@ def recall(
     include_inferred: Annotated[bool, typer.Option("--include-inferred")] = False,
     include_cold: Annotated[bool, typer.Option("--include-cold", help="Re-hydrate the cold tier first.")] = False,
     no_gate: Annotated[bool, typer.Option("--no-gate", help="Search even when nothing personal is asked.")] = False,
+    agent: Agent = None,
+    run: Run = None,
+    filter_: FilterArgs = None,
+    filters: FiltersJson = None,
     as_json: AsJson = False,
     data_dir: DataDir = None,
 ) -> None:
@@ -84,7 +135,8 @@ def recall(
     try:
         result = _memory(data_dir).recall(user_id=user, query=query, top_k=top_k, min_score=min_score,
                                           include_inferred=include_inferred, include_cold=include_cold,
-                                          gate=False if no_gate else None)
+                                          gate=False if no_gate else None, agent_id=agent, run_id=run,
+                                          filters=_filters(filter_, filters))
     except AgentMemoryError as exc:
         raise _fail(exc) from None
     if as_json:
@@ -97,7 +149,8 @@ def recall(
         console.print(f"   score {p.score:.3f} = similarity {p.similarity:.3f} x decay {p.decay:.3f} "
                       f"x importance {p.importance_weight:.2f} x {h.memory_type} {p.type_weight:.2f}",
                       highlight=False)
-        console.print(f"   {h.created_at.date().isoformat()}  {h.source}  id {h.memory_id}", highlight=False)
+        console.print(f"   {h.created_at.date().isoformat()}  {h.source}  {scope_label(h.agent_id, h.run_id)}  "
+                      f"id {h.memory_id}", markup=False, highlight=False)
     if result.gate is not None and result.gate["decision"] == "nothing":
         console.print(f"(nothing: {result.gate['reason']})", markup=False, highlight=False)
     elif not result:
@@ -106,10 +159,10 @@ def recall(
 
 @app.command()
 def forget(memory_id: str, user: Annotated[str | None, typer.Option("--user", "-u")] = None,
-           data_dir: DataDir = None) -> None:
+           agent: Agent = None, run: Run = None, data_dir: DataDir = None) -> None:
     """Soft-delete a memory: kept in history, never recalled again."""
     try:
-        rec = _memory(data_dir).forget(memory_id, user_id=user)
+        rec = _memory(data_dir).forget(memory_id, user_id=user, agent_id=agent, run_id=run)
     except AgentMemoryError as exc:
         raise _fail(exc) from None
     console.print(f"forgotten {rec.id} at {rec.deleted_at}")
@@ -121,21 +174,26 @@ def inspect(
     user: Annotated[str | None, typer.Option("--user", "-u", help="Show this user's timeline.")] = None,
     topic: Annotated[str | None, typer.Option(help="With --user: every version of this topic.")] = None,
     recalls: Annotated[bool, typer.Option("--recalls", help="With --user: the recall log.")] = False,
-    all_: Annotated[bool, typer.Option("--all", help="Include superseded and deleted memories.")] = False,
+    all_: Annotated[bool, typer.Option("--all", help="Include superseded, deleted and expired memories.")] = False,
+    agent: Agent = None,
+    run: Run = None,
+    filter_: FilterArgs = None,
+    filters: FiltersJson = None,
     data_dir: DataDir = None,
 ) -> None:
     """Look at one memory, a user's timeline, a topic's versions or the recall log."""
     try:
         m = _memory(data_dir)
         if memory_id:
-            _dump(m.get(memory_id, user_id=user))
+            _dump(m.get(memory_id, user_id=user, agent_id=agent, run_id=run))
         elif user and topic:
-            _dump([r.model_dump(mode="json") for r in m.versions(topic, user_id=user)])
+            _dump([r.model_dump(mode="json") for r in m.versions(topic, user_id=user, agent_id=agent, run_id=run)])
         elif user and recalls:
             _dump(m.recalls(user))
         elif user:
             _dump([r.model_dump(mode="json") for r in m.timeline(
-                user, include_inactive=all_, include_deleted=all_, limit=1000)])
+                user, include_inactive=all_, include_deleted=all_, limit=1000, agent_id=agent, run_id=run,
+                filters=_filters(filter_, filters), include_expired=all_)])
         else:
             raise typer.BadParameter("give a memory id or --user")
     except AgentMemoryError as exc:
@@ -144,14 +202,84 @@ def inspect(
 
 @app.command()
 def erase(user: User, yes: Annotated[bool, typer.Option("--yes", help="Do not ask.")] = False,
+          agent: Annotated[str | None, typer.Option("--agent", help="Only this agent's memories.")] = None,
+          run: Annotated[str | None, typer.Option("--run", help="Only this run's memories.")] = None,
           data_dir: DataDir = None) -> None:
-    """Erase a user: every index entry, every original version and the recall log."""
+    """Erase a user: every index entry, every original version and the recall log (or one agent's / run's)."""
     if not yes:
-        typer.confirm(f"Erase every memory of {user}?", abort=True)
+        what = " ".join([*([f"of agent {agent}"] if agent else []), *([f"of run {run}"] if run else [])])
+        typer.confirm(f"Erase every memory of {user}{' ' + what if what else ''}?", abort=True)
     try:
-        _dump(_memory(data_dir).erase_user(user))
+        _dump(_memory(data_dir).erase_user(user, agent_id=agent, run_id=run))
     except AgentMemoryError as exc:
         raise _fail(exc) from None
+
+
+@app.command()
+def export(
+    user: User,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write here instead of standard output.")] = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Export every memory of a user as JSON Lines (format agent-memory/v1; see the README)."""
+    import sys
+
+    from agent_memory.portability import iter_pages
+
+    archived: list[str] = []
+    try:
+        m = _memory(data_dir)
+        sink = out.open("w", encoding="utf-8") if out else sys.stdout
+        try:
+            for page in iter_pages(m, user):
+                sink.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in page.records)
+                archived += page.archived
+        finally:
+            if out:
+                sink.close()
+    except AgentMemoryError as exc:
+        raise _fail(exc) from None
+    if archived:
+        err_console.print(f"{len(archived)} archived originals left out (restore requested; export again "
+                          f"later): {', '.join(archived[:5])}{' ...' if len(archived) > 5 else ''}")
+
+
+@app.command(name="import")
+def import_(
+    file: Annotated[Path, typer.Argument(help="An export (JSON Lines), or with --from mem0 a get_all() dump.")],
+    user: Annotated[str | None, typer.Option(
+        "--user", "-u", help="Every record must belong to this user (mem0 items without user_id: theirs).")] = None,
+    from_: Annotated[str, typer.Option("--from", help="agent-memory (an export) or mem0.")] = "agent-memory",
+    data_dir: DataDir = None,
+) -> None:
+    """Import memories: validated whole first (nothing is written if a record is bad), idempotent by id."""
+    from dataclasses import asdict
+
+    from agent_memory.portability import import_records, parse_records
+    from agent_memory.portability.from_mem0 import mem0_converter, mem0_items
+
+    if from_ not in ("agent-memory", "mem0"):
+        raise _fail(ValueError(f"--from {from_!r}: choose agent-memory or mem0"))
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _fail(exc) from None
+    s = _settings(data_dir)
+    try:
+        if from_ == "mem0":
+            records = parse_records(mem0_items(text), user_id=user, settings=s, convert=mem0_converter(
+                user, summary_chars=s.summary_chars, importance=s.default_importance))
+        else:
+            records = parse_records(((f"line {i}", line) for i, line in enumerate(text.splitlines(), 1)),
+                                    user_id=user, settings=s)
+        m = _memory(data_dir)
+        with Progress(TextColumn("import"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=err_console) as bar:
+            task = bar.add_task("import", total=len(records))
+            report = import_records(m, records, on_progress=lambda n: bar.advance(task, n))
+    except AgentMemoryError as exc:
+        raise _fail(exc) from None
+    _dump({**asdict(report), "records": len(records)})
 
 
 @app.command()
@@ -174,37 +302,22 @@ def reindex(
     """Rebuild the index from the originals in the store (new model, new backend, lost index)."""
     from agent_memory.embed import make_embedder
     from agent_memory.index import open_index
+    from agent_memory.reindex import StoredOriginals
     from agent_memory.reindex import reindex as run
     from agent_memory.store import make_store
-    from agent_memory.store.keys import original_key
 
     s = _settings(data_dir)
     if provider:
         s = s.model_copy(update={"embedding_provider": provider})
-    store = make_store(s)
-    keys = [k for k in store.list_keys(s.key_prefix) if k.endswith(".json")]
+    originals = StoredOriginals(make_store(s), s.key_prefix)
     embedder = make_embedder(s)
     target = open_index(s, uri=to, collection=collection)
-
-    archived: list[str] = []
-
-    def originals() -> Any:
-        from agent_memory.errors import ArchivedError
-        from agent_memory.model import Original
-
-        for key in keys:
-            try:
-                yield Original.model_validate(store.get_json(key))
-            except ArchivedError:  # GLACIER / DEEP_ARCHIVE: ask for a copy, re-run once restored
-                store.restore(key)
-                archived.append(key)
-
     with Progress(TextColumn("reindex"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err_console) as bar:
-        task = bar.add_task("reindex", total=len(keys))
-        report = run(originals(), lambda o: original_key(s.key_prefix, o.user_id, o.memory_id),
-                     embedder, target, missing_only=missing,
+        task = bar.add_task("reindex", total=len(originals.keys))
+        report = run(originals, originals.key_of, embedder, target, missing_only=missing,
                      on_progress=lambda n: bar.advance(task, n))
+    archived = originals.archived
     console.print(f"indexed {report.indexed}, already present {report.skipped}, cold tier {report.cold}, "
                   f"archived (restore requested, re-run later) {len(archived)}, "
                   f"into {target.uri} with {embedder.info.provider}/{embedder.info.model}")
@@ -246,6 +359,24 @@ def tier(
 
 
 @app.command()
+def expire(
+    user: Annotated[str | None, typer.Option("--user", "-u", help="Only this user.")] = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Erase expired memories now (index row and every S3 version), as the daily job does."""
+    from dataclasses import asdict
+
+    from agent_memory.expiry import expire_all, expire_user
+
+    m = _memory(data_dir)
+    try:
+        report = expire_user(m, user) if user else expire_all(m)
+    except AgentMemoryError as exc:
+        raise _fail(exc) from exc
+    _dump(asdict(report))
+
+
+@app.command()
 def redrive(
     sqs_endpoint: Annotated[str | None, typer.Option(help="SQS endpoint (make up: http://127.0.0.1:4566).")] = None,
     limit: Annotated[int | None, typer.Option(help="Move at most this many messages.")] = None,
@@ -279,6 +410,8 @@ def up(
     index: Annotated[str, typer.Option(help="lite (Milvus Lite file), milvus (a real Milvus server) "
                                             "or helix (the embedded HelixDB engine).")] = "lite",
     selfcheck_every: Annotated[float, typer.Option(help="Seconds between scheduled self-checks.")] = 86_400,
+    maintenance_every: Annotated[float, typer.Option(help="Seconds between the daily maintenance runs "
+                                                          "(expiry, then tiering).")] = 86_400,
     visibility_timeout: Annotated[int, typer.Option(help="Seconds before a failed index job is retried.")] = 10,
     s3_endpoint: Annotated[str | None, typer.Option(help="An S3 server to use instead of the emulator.")] = None,
     sqs_endpoint: Annotated[str | None, typer.Option(help="An SQS endpoint to use instead of moto.")] = None,
@@ -302,6 +435,7 @@ def up(
     logging.getLogger("grpc._server").setLevel(logging.CRITICAL)  # Milvus Lite's unimplemented-RPC noise
     mirror = Mirror(MirrorOptions(data_dir=data_dir, api_port=port, emulator_port=emulator_port,
                                   index=index, selfcheck_every_s=selfcheck_every,  # type: ignore[arg-type]
+                                  maintenance_every_s=maintenance_every,
                                   visibility_timeout_s=visibility_timeout,
                                   s3_endpoint=s3_endpoint, sqs_endpoint=sqs_endpoint, index_uri=index_uri,
                                   emulator=emulator, s3=s3))  # type: ignore[arg-type]
@@ -731,6 +865,8 @@ def mcp(
         envvar="AGENT_MEMORY_API_URL", help="Use the service at this URL (e.g. make up's) instead of "
                                             "an in-process Memory.")] = None,
     api_key: Annotated[str | None, typer.Option(envvar="AGENT_MEMORY_API_KEY", help="API key for --api-url.")] = None,
+    agent: Annotated[str | None, typer.Option("--agent", help="Bind the tools to this agent of the user too: "
+                                                             "its memories plus the shared ones.")] = None,
     data_dir: DataDir = None,
 ) -> None:
     """Serve remember / recall / forget as MCP tools for one user (bound here, not by the model)."""
@@ -746,7 +882,7 @@ def mcp(
             backend = MemoryClient(api_url, api_key)
         else:
             backend = _memory(data_dir)
-        serve(backend, user, transport=transport, port=port)  # type: ignore[arg-type]
+        serve(backend, user, transport=transport, port=port, agent_id=agent)  # type: ignore[arg-type]
     except AgentMemoryError as exc:
         raise _fail(exc) from exc
 

@@ -22,10 +22,11 @@ Decisions:
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, TypeVar
@@ -33,6 +34,7 @@ from typing import Any, Generic, TypeVar
 import httpx
 
 from agent_memory import errors
+from agent_memory.conditions import Filters, as_filters
 from agent_memory.ids import validate_id, validate_memory_id
 from agent_memory.model import (
     IndexRecord,
@@ -44,6 +46,8 @@ from agent_memory.model import (
     WorkingSetRequest,
     validated,
 )
+from agent_memory.portability.importer import parse_records
+from agent_memory.portability.records import ImportRequest
 
 T = TypeVar("T")
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
@@ -75,6 +79,8 @@ class _Call(Generic[T]):
     parse: Callable[[Any], T]
     params: dict[str, Any] = field(default_factory=dict)
     body: dict[str, Any] | None = None
+    raw: bool = False
+    """``parse`` gets the :class:`httpx.Response` itself (a JSON Lines body, a header to read)."""
 
 
 def _records(rows: list[dict[str, Any]]) -> list[IndexRecord]:
@@ -89,8 +95,30 @@ def _recall_result(data: dict[str, Any]) -> RecallResult:
     return result
 
 
-def _user_param(user_id: str | None) -> dict[str, Any]:
-    return {} if user_id is None else {"user_id": validate_id(user_id, "user_id")}
+def _export_page(response: httpx.Response) -> tuple[list[dict[str, Any]], str | None]:
+    records = [json.loads(line) for line in response.text.splitlines() if line.strip()]
+    return records, response.headers.get("x-next-after")
+
+
+def _import_batches(user_id: str, records: Sequence[dict[str, Any]], from_format: str,
+                    batch_size: int) -> list[list[dict[str, Any]]]:
+    """Every record checked here first, with the server's own rules, so a bad one stops the import
+    before any batch is sent (the server checks each batch whole again)."""
+    from agent_memory.portability.from_mem0 import mem0_converter
+
+    convert = mem0_converter(user_id) if from_format == "mem0" else None
+    parse_records(((f"record {i}", dict(r)) for i, r in enumerate(records, 1)), user_id=user_id, convert=convert)
+    return [list(records[i:i + batch_size]) for i in range(0, len(records), batch_size)]
+
+
+def _sum_reports(reports: list[dict[str, Any]]) -> dict[str, int]:
+    return {k: sum(int(r[k]) for r in reports) for k in ("records", "created", "updated", "unchanged", "indexed")}
+
+
+def _user_param(user_id: str | None, agent_id: str | None = None, run_id: str | None = None) -> dict[str, Any]:
+    """Query parameters naming the user and the scope, each checked before anything is sent."""
+    named = {"user_id": user_id, "agent_id": agent_id, "run_id": run_id}
+    return {k: validate_id(v, k) for k, v in named.items() if v is not None}
 
 
 class _Api:
@@ -113,33 +141,39 @@ class _Api:
         return _Call("POST", "/v1/recall", _recall_result, body=req.model_dump(mode="json", exclude_none=True))
 
     @staticmethod
-    def get(memory_id: str, user_id: str | None) -> _Call[dict[str, Any]]:
-        return _Call("GET", f"/v1/memories/{validate_memory_id(memory_id)}", dict, _user_param(user_id))
+    def get(memory_id: str, user_id: str | None, **scope: str | None) -> _Call[dict[str, Any]]:
+        return _Call("GET", f"/v1/memories/{validate_memory_id(memory_id)}", dict, _user_param(user_id, **scope))
 
     @staticmethod
-    def forget(memory_id: str, user_id: str | None) -> _Call[IndexRecord]:
+    def forget(memory_id: str, user_id: str | None, **scope: str | None) -> _Call[IndexRecord]:
         return _Call("DELETE", f"/v1/memories/{validate_memory_id(memory_id)}",
-                     lambda d: IndexRecord.model_validate(d["record"]), _user_param(user_id))
+                     lambda d: IndexRecord.model_validate(d["record"]), _user_param(user_id, **scope))
 
     @staticmethod
-    def restore(memory_id: str, user_id: str | None) -> _Call[IndexRecord]:
+    def restore(memory_id: str, user_id: str | None, **scope: str | None) -> _Call[IndexRecord]:
         return _Call("POST", f"/v1/memories/{validate_memory_id(memory_id)}/restore",
-                     lambda d: IndexRecord.model_validate(d["record"]), _user_param(user_id))
+                     lambda d: IndexRecord.model_validate(d["record"]), _user_param(user_id, **scope))
 
     @staticmethod
     def timeline(user_id: str, include_inactive: bool, include_deleted: bool, limit: int,
-                 before: datetime | None) -> _Call[list[IndexRecord]]:
+                 before: datetime | None, filters: Filters | dict[str, Any] | str | None = None,
+                 include_expired: bool = False, **scope: str | None) -> _Call[list[IndexRecord]]:
         params: dict[str, Any] = {"include_inactive": include_inactive, "include_deleted": include_deleted,
-                                  "limit": limit}
+                                  "limit": limit, **_user_param(None, **scope)}
+        if include_expired:
+            params["include_expired"] = True
         if before is not None:
             params["before"] = before.isoformat()
+        checked = as_filters(filters)
+        if checked is not None:
+            params["filters"] = checked.model_dump_json(exclude_none=True)
         return _Call("GET", f"/v1/users/{validate_id(user_id, 'user_id')}/memories",
                      lambda d: _records(d["memories"]), params)
 
     @staticmethod
-    def versions(topic_id: str, user_id: str) -> _Call[list[IndexRecord]]:
+    def versions(topic_id: str, user_id: str, **scope: str | None) -> _Call[list[IndexRecord]]:
         return _Call("GET", f"/v1/topics/{validate_id(topic_id, 'topic_id')}/versions",
-                     lambda d: _records(d["versions"]), _user_param(user_id))
+                     lambda d: _records(d["versions"]), _user_param(user_id, **scope))
 
     @staticmethod
     def recalls(user_id: str, limit: int) -> _Call[list[dict[str, Any]]]:
@@ -151,8 +185,19 @@ class _Api:
         return _Call("GET", "/v1/users", lambda d: list(d["users"]), {"limit": limit})
 
     @staticmethod
-    def erase_user(user_id: str) -> _Call[dict[str, int]]:
-        return _Call("DELETE", f"/v1/users/{validate_id(user_id, 'user_id')}", lambda d: dict(d["erased"]))
+    def export_page(user_id: str, after: str | None, limit: int) -> _Call[tuple[list[dict[str, Any]], str | None]]:
+        params: dict[str, Any] = {"limit": limit} if after is None else {"limit": limit, "after": after}
+        return _Call("GET", f"/v1/users/{validate_id(user_id, 'user_id')}/export", _export_page, params, raw=True)
+
+    @staticmethod
+    def import_records(user_id: str, records: list[dict[str, Any]], from_format: str) -> _Call[dict[str, Any]]:
+        body = validated(ImportRequest, records=records, from_format=from_format).model_dump(mode="json")
+        return _Call("POST", f"/v1/users/{validate_id(user_id, 'user_id')}/import", dict, body=body)
+
+    @staticmethod
+    def erase_user(user_id: str, **scope: str | None) -> _Call[dict[str, int]]:
+        return _Call("DELETE", f"/v1/users/{validate_id(user_id, 'user_id')}", lambda d: dict(d["erased"]),
+                     _user_param(None, **scope))
 
     @staticmethod
     def _working(user_id: str, session_id: str, key: str | None = None) -> str:
@@ -191,10 +236,10 @@ class _Api:
 
 def _remember_fields(session_id: str, memory_type: str, importance: float | None, topic_id: str | None,
                      source: str, metadata: dict[str, Any] | None, created_at: datetime | None,
-                     idempotency_key: str | None, context: str | None) -> dict[str, Any]:
+                     idempotency_key: str | None, context: str | None, **extra: Any) -> dict[str, Any]:
     return {"session_id": session_id, "memory_type": memory_type, "importance": importance,
             "topic_id": topic_id, "source": source, "metadata": metadata or {}, "created_at": created_at,
-            "idempotency_key": idempotency_key, "context": context}
+            "idempotency_key": idempotency_key, "context": context, **extra}
 
 
 class _Base:
@@ -214,6 +259,8 @@ class _Base:
         return float(min(self.backoff * (2 ** attempt), 5.0) * (0.5 + random.random() / 2))
 
     def _result(self, call: _Call[T], response: httpx.Response) -> T:
+        if call.raw and response.status_code < 400:
+            return call.parse(response)
         try:
             data = response.json()
         except ValueError:
@@ -254,9 +301,12 @@ class MemoryClient(_Base):
                  memory_type: str = "fact", importance: float | None = None, topic_id: str | None = None,
                  source: str = "user_said", metadata: dict[str, Any] | None = None,
                  created_at: datetime | None = None, idempotency_key: str | None = None,
-                 context: str | None = None, wait: bool = True) -> list[str]:
+                 context: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+                 expires_at: datetime | None = None, ttl_days: float | None = None,
+                 wait: bool = True) -> list[str]:
         ids = self._run(_Api.remember(user_id, content, messages, **_remember_fields(
-            session_id, memory_type, importance, topic_id, source, metadata, created_at, idempotency_key, context)))
+            session_id, memory_type, importance, topic_id, source, metadata, created_at, idempotency_key, context,
+            agent_id=agent_id, run_id=run_id, expires_at=expires_at, ttl_days=ttl_days)))
         if wait:
             deadline = time.monotonic() + self.index_wait
             for mid in ids:
@@ -280,27 +330,36 @@ class MemoryClient(_Base):
                min_importance: float | None = None,
                conversation: Sequence[dict[str, Any] | Message] | None = None,
                consistency: str | None = None, log: bool = True, include_cold: bool = False,
-               gate: bool | None = None) -> RecallResult:
+               gate: bool | None = None, agent_id: str | None = None, run_id: str | None = None,
+               filters: Filters | dict[str, Any] | None = None) -> RecallResult:
         return self._run(_Api.recall(user_id, query, top_k=top_k, min_score=min_score, memory_types=memory_types,
                                      include_inferred=include_inferred, min_importance=min_importance,
                                      conversation=conversation, consistency=consistency, log=log,
-                                     include_cold=include_cold, gate=gate))
+                                     include_cold=include_cold, gate=gate, agent_id=agent_id, run_id=run_id,
+                                     filters=filters))
 
-    def get(self, memory_id: str, user_id: str | None = None) -> dict[str, Any]:
-        return self._run(_Api.get(memory_id, user_id))
+    def get(self, memory_id: str, user_id: str | None = None, *, agent_id: str | None = None,
+            run_id: str | None = None) -> dict[str, Any]:
+        return self._run(_Api.get(memory_id, user_id, agent_id=agent_id, run_id=run_id))
 
-    def forget(self, memory_id: str, user_id: str | None = None) -> IndexRecord:
-        return self._run(_Api.forget(memory_id, user_id))
+    def forget(self, memory_id: str, user_id: str | None = None, *, agent_id: str | None = None,
+            run_id: str | None = None) -> IndexRecord:
+        return self._run(_Api.forget(memory_id, user_id, agent_id=agent_id, run_id=run_id))
 
-    def restore(self, memory_id: str, user_id: str | None = None) -> IndexRecord:
-        return self._run(_Api.restore(memory_id, user_id))
+    def restore(self, memory_id: str, user_id: str | None = None, *, agent_id: str | None = None,
+            run_id: str | None = None) -> IndexRecord:
+        return self._run(_Api.restore(memory_id, user_id, agent_id=agent_id, run_id=run_id))
 
     def timeline(self, user_id: str, *, include_inactive: bool = False, include_deleted: bool = False,
-                 limit: int = 50, before: datetime | None = None) -> list[IndexRecord]:
-        return self._run(_Api.timeline(user_id, include_inactive, include_deleted, limit, before))
+                 limit: int = 50, before: datetime | None = None, agent_id: str | None = None,
+                 run_id: str | None = None, filters: Filters | dict[str, Any] | str | None = None,
+                 include_expired: bool = False) -> list[IndexRecord]:
+        return self._run(_Api.timeline(user_id, include_inactive, include_deleted, limit, before, filters,
+                                          include_expired, agent_id=agent_id, run_id=run_id))
 
-    def versions(self, topic_id: str, *, user_id: str) -> list[IndexRecord]:
-        return self._run(_Api.versions(topic_id, user_id))
+    def versions(self, topic_id: str, *, user_id: str, agent_id: str | None = None,
+                 run_id: str | None = None) -> list[IndexRecord]:
+        return self._run(_Api.versions(topic_id, user_id, agent_id=agent_id, run_id=run_id))
 
     def recalls(self, user_id: str, limit: int = 50) -> list[dict[str, Any]]:
         return self._run(_Api.recalls(user_id, limit))
@@ -308,8 +367,24 @@ class MemoryClient(_Base):
     def users(self, limit: int = 1000) -> list[dict[str, Any]]:
         return self._run(_Api.users(limit))
 
-    def erase_user(self, user_id: str) -> dict[str, int]:
-        return self._run(_Api.erase_user(user_id))
+    def erase_user(self, user_id: str, *, agent_id: str | None = None,
+                   run_id: str | None = None) -> dict[str, int]:
+        return self._run(_Api.erase_user(user_id, agent_id=agent_id, run_id=run_id))
+
+    def export(self, user_id: str, page_size: int = 500) -> Iterator[dict[str, Any]]:
+        """Every export record of the user (``agent-memory/v1``), fetched a page at a time."""
+        after: str | None = None
+        while True:
+            records, after = self._run(_Api.export_page(user_id, after, page_size))
+            yield from records
+            if after is None:
+                return
+
+    def import_records(self, user_id: str, records: Sequence[dict[str, Any]], *, from_format: str = "agent-memory",
+                       batch_size: int = 200) -> dict[str, int]:
+        """Import records (or mem0 items) for the user, in batches; counts summed over batches."""
+        batches = _import_batches(user_id, records, from_format, batch_size)
+        return _sum_reports([self._run(_Api.import_records(user_id, b, from_format)) for b in batches])
 
     def working(self, session_id: str, user_id: str = "default") -> RemoteWorkingMemory:
         """The session's working memory, kept by the service (DynamoDB on AWS)."""
@@ -361,9 +436,12 @@ class AsyncMemoryClient(_Base):
                        memory_type: str = "fact", importance: float | None = None, topic_id: str | None = None,
                        source: str = "user_said", metadata: dict[str, Any] | None = None,
                        created_at: datetime | None = None, idempotency_key: str | None = None,
-                       context: str | None = None, wait: bool = True) -> list[str]:
+                       context: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+                       expires_at: datetime | None = None, ttl_days: float | None = None,
+                       wait: bool = True) -> list[str]:
         ids = await self._run(_Api.remember(user_id, content, messages, **_remember_fields(
-            session_id, memory_type, importance, topic_id, source, metadata, created_at, idempotency_key, context)))
+            session_id, memory_type, importance, topic_id, source, metadata, created_at, idempotency_key, context,
+            agent_id=agent_id, run_id=run_id, expires_at=expires_at, ttl_days=ttl_days)))
         if wait:
             deadline = time.monotonic() + self.index_wait
             for mid in ids:
@@ -387,27 +465,36 @@ class AsyncMemoryClient(_Base):
                      min_importance: float | None = None,
                      conversation: Sequence[dict[str, Any] | Message] | None = None,
                      consistency: str | None = None, log: bool = True,
-                     include_cold: bool = False, gate: bool | None = None) -> RecallResult:
+                     include_cold: bool = False, gate: bool | None = None, agent_id: str | None = None,
+                     run_id: str | None = None, filters: Filters | dict[str, Any] | None = None) -> RecallResult:
         return await self._run(_Api.recall(
             user_id, query, top_k=top_k, min_score=min_score, memory_types=memory_types,
             include_inferred=include_inferred, min_importance=min_importance, conversation=conversation,
-            consistency=consistency, log=log, include_cold=include_cold, gate=gate))
+            consistency=consistency, log=log, include_cold=include_cold, gate=gate, agent_id=agent_id, run_id=run_id,
+            filters=filters))
 
-    async def get(self, memory_id: str, user_id: str | None = None) -> dict[str, Any]:
-        return await self._run(_Api.get(memory_id, user_id))
+    async def get(self, memory_id: str, user_id: str | None = None, *, agent_id: str | None = None,
+                  run_id: str | None = None) -> dict[str, Any]:
+        return await self._run(_Api.get(memory_id, user_id, agent_id=agent_id, run_id=run_id))
 
-    async def forget(self, memory_id: str, user_id: str | None = None) -> IndexRecord:
-        return await self._run(_Api.forget(memory_id, user_id))
+    async def forget(self, memory_id: str, user_id: str | None = None, *, agent_id: str | None = None,
+                  run_id: str | None = None) -> IndexRecord:
+        return await self._run(_Api.forget(memory_id, user_id, agent_id=agent_id, run_id=run_id))
 
-    async def restore(self, memory_id: str, user_id: str | None = None) -> IndexRecord:
-        return await self._run(_Api.restore(memory_id, user_id))
+    async def restore(self, memory_id: str, user_id: str | None = None, *, agent_id: str | None = None,
+                  run_id: str | None = None) -> IndexRecord:
+        return await self._run(_Api.restore(memory_id, user_id, agent_id=agent_id, run_id=run_id))
 
     async def timeline(self, user_id: str, *, include_inactive: bool = False, include_deleted: bool = False,
-                       limit: int = 50, before: datetime | None = None) -> list[IndexRecord]:
-        return await self._run(_Api.timeline(user_id, include_inactive, include_deleted, limit, before))
+                       limit: int = 50, before: datetime | None = None, agent_id: str | None = None,
+                       run_id: str | None = None, filters: Filters | dict[str, Any] | str | None = None,
+                       include_expired: bool = False) -> list[IndexRecord]:
+        return await self._run(_Api.timeline(user_id, include_inactive, include_deleted, limit, before, filters,
+                                                include_expired, agent_id=agent_id, run_id=run_id))
 
-    async def versions(self, topic_id: str, *, user_id: str) -> list[IndexRecord]:
-        return await self._run(_Api.versions(topic_id, user_id))
+    async def versions(self, topic_id: str, *, user_id: str, agent_id: str | None = None,
+                       run_id: str | None = None) -> list[IndexRecord]:
+        return await self._run(_Api.versions(topic_id, user_id, agent_id=agent_id, run_id=run_id))
 
     async def recalls(self, user_id: str, limit: int = 50) -> list[dict[str, Any]]:
         return await self._run(_Api.recalls(user_id, limit))
@@ -415,8 +502,23 @@ class AsyncMemoryClient(_Base):
     async def users(self, limit: int = 1000) -> list[dict[str, Any]]:
         return await self._run(_Api.users(limit))
 
-    async def erase_user(self, user_id: str) -> dict[str, int]:
-        return await self._run(_Api.erase_user(user_id))
+    async def erase_user(self, user_id: str, *, agent_id: str | None = None,
+                         run_id: str | None = None) -> dict[str, int]:
+        return await self._run(_Api.erase_user(user_id, agent_id=agent_id, run_id=run_id))
+
+    async def export(self, user_id: str, page_size: int = 500) -> AsyncIterator[dict[str, Any]]:
+        after: str | None = None
+        while True:
+            records, after = await self._run(_Api.export_page(user_id, after, page_size))
+            for record in records:
+                yield record
+            if after is None:
+                return
+
+    async def import_records(self, user_id: str, records: Sequence[dict[str, Any]], *,
+                             from_format: str = "agent-memory", batch_size: int = 200) -> dict[str, int]:
+        batches = _import_batches(user_id, records, from_format, batch_size)
+        return _sum_reports([await self._run(_Api.import_records(user_id, b, from_format)) for b in batches])
 
     def working(self, session_id: str, user_id: str = "default") -> AsyncRemoteWorkingMemory:
         return AsyncRemoteWorkingMemory(self, user_id, session_id)

@@ -203,6 +203,22 @@ class Settings(BaseSettings):
     recall_log: bool = True
     context_max_chars: int = 4000
 
+    # --- expiry (see agent_memory.expiry) ---------------------------------------
+    ttl_days_by_type: dict[str, float] = {}
+    """Default time to live per memory type, in days from storing, for memories given neither
+    ``expires_at`` nor ``ttl_days`` (e.g. ``{"task": 30, "event": 365}``; env: JSON). Missing
+    types never expire. Expired memories are never recalled; the daily job erases them."""
+
+    @field_validator("ttl_days_by_type")
+    @classmethod
+    def _ttls(cls, v: dict[str, float]) -> dict[str, float]:
+        for kind, days in v.items():
+            if kind not in MEMORY_TYPES:
+                raise ValueError(f"ttl_days_by_type: unknown memory type {kind!r}; allowed: {', '.join(MEMORY_TYPES)}")
+            if not 0 < days <= 36_500:
+                raise ValueError(f"ttl_days_by_type[{kind}] must be between 0 and 36500 days")
+        return v
+
     # --- write limits --------------------------------------------------------
     max_content_chars: int = Field(32_000, ge=1)
     max_metadata_bytes: int = 8_192

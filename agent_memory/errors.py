@@ -36,6 +36,11 @@ class ModelMismatchError(AgentMemoryError):
     status_code = 409
 
 
+class IndexSchemaError(ModelMismatchError):
+    """The index was built with an older field set (see ``INDEX_SCHEMA``): rebuild it from the
+    originals with ``agent-memory reindex``."""
+
+
 class BackendUnavailableError(AgentMemoryError):
     """S3 or the index cannot be reached; nothing was half-written."""
 

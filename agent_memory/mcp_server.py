@@ -38,7 +38,7 @@ class Backend(Protocol):
 
     def recall(self, user_id: str, query: str, **kwargs: Any) -> RecallResult: ...
 
-    def forget(self, memory_id: str, user_id: str | None = None) -> Any: ...
+    def forget(self, memory_id: str, user_id: str | None = None, **kwargs: Any) -> Any: ...
 
 
 async def _call(fn: Callable[[], T]) -> T:
@@ -50,8 +50,12 @@ async def _call(fn: Callable[[], T]) -> T:
         raise ToolError(f"{type(exc).__name__}: {exc}") from exc
 
 
-def build_server(backend: Backend, user_id: str) -> MCPServer:
+def build_server(backend: Backend, user_id: str, agent_id: str | None = None) -> MCPServer:
+    """The tools for one user, and with ``agent_id`` for one agent of that user: it remembers into
+    that agent's scope and recalls its own and the user's shared memories (never another agent's);
+    both are bound here, by configuration, never by a tool argument."""
     user_id = validate_id(user_id, "user_id")
+    agent_id = None if agent_id is None else validate_id(agent_id, "agent_id")
     server: MCPServer = MCPServer("agent-memory", instructions=INSTRUCTIONS)
 
     @server.tool(description="Store one statement worth remembering about the user (a preference, fact, "
@@ -61,28 +65,28 @@ def build_server(backend: Backend, user_id: str) -> MCPServer:
                        session_id: str = "default") -> dict[str, Any]:
         ids = await _call(lambda: backend.remember(
             user_id, content, memory_type=memory_type, importance=importance, topic_id=topic_id,
-            session_id=session_id))
+            session_id=session_id, agent_id=agent_id))
         return {"memory_ids": ids}
 
     @server.tool(description="Find the user's memories relevant to a question. Returns a `context` block "
                              "for your prompt and the memories, best first, with scores.")
     async def recall(query: str, top_k: int = 5) -> dict[str, Any]:
-        result = await _call(lambda: backend.recall(user_id, query, top_k=top_k))
+        result = await _call(lambda: backend.recall(user_id, query, top_k=top_k, agent_id=agent_id))
         return {"context": result.context, "memories": [
             {"memory_id": h.memory_id, "content": h.content, "score": round(h.score, 4),
              "memory_type": h.memory_type, "created_at": h.created_at.isoformat()} for h in result]}
 
     @server.tool(description="Forget one memory by id (a soft delete: it is never recalled again).")
     async def forget(memory_id: str) -> dict[str, Any]:
-        await _call(lambda: backend.forget(memory_id, user_id=user_id))
+        await _call(lambda: backend.forget(memory_id, user_id=user_id, agent_id=agent_id))
         return {"forgotten": memory_id}
 
     return server
 
 
 def serve(backend: Backend, user_id: str, transport: Literal["stdio", "http"] = "stdio",
-          port: int = 8765) -> None:
-    server = build_server(backend, user_id)
+          port: int = 8765, agent_id: str | None = None) -> None:
+    server = build_server(backend, user_id, agent_id)
     if transport == "stdio":
         server.run("stdio")
     else:

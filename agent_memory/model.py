@@ -11,9 +11,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from agent_memory.conditions import Filters
 from agent_memory.config import MemoryType, Source
 from agent_memory.errors import InvalidInputError
 from agent_memory.ids import validate_id
+from agent_memory.metadata import check_metadata
 
 ORIGINAL_SCHEMA_VERSION = 1
 CONTEXT_INDEX_CHARS = 600
@@ -31,6 +33,12 @@ def to_ms(dt: datetime) -> int:
 
 def from_ms(ms: int) -> datetime:
     return datetime.fromtimestamp(ms / 1000, UTC)
+
+
+def scope_label(agent_id: str | None, run_id: str | None) -> str:
+    """``shared``, ``agent:<id>``, ``run:<id>`` or ``agent:<id>/run:<id>``: a memory's scope for people."""
+    parts = [*([f"agent:{agent_id}"] if agent_id else []), *([f"run:{run_id}"] if run_id else [])]
+    return "/".join(parts) or "shared"
 
 
 def check_timestamp(value: datetime, name: str) -> datetime:
@@ -68,15 +76,25 @@ class RememberRequest(BaseModel):
     topic_id: str | None = None
     source: Source = "user_said"
     metadata: dict[str, Any] = Field(default_factory=dict)
+    """Your own fields, filterable at recall (``filters``): see :mod:`agent_memory.metadata` for the bounds."""
     created_at: datetime | None = None
     idempotency_key: str | None = None
+    agent_id: str | None = None
+    """The agent this memory belongs to; None: the user's shared memory, seen by every agent."""
+    run_id: str | None = None
+    """The run (task, episode) this memory belongs to; None: not tied to a run."""
+    expires_at: datetime | None = None
+    """From this instant on the memory is never recalled, and the daily job erases it."""
+    ttl_days: float | None = Field(None, gt=0, le=36_500)
+    """Expire this many days after the memory is stored (instead of ``expires_at``). Neither: the
+    ``ttl_days_by_type`` setting for its type, else never."""
 
     @field_validator("user_id", "session_id")
     @classmethod
     def _ids(cls, v: str, info: Any) -> str:
         return validate_id(v, info.field_name)
 
-    @field_validator("topic_id", "idempotency_key")
+    @field_validator("topic_id", "idempotency_key", "agent_id", "run_id")
     @classmethod
     def _optional_ids(cls, v: str | None, info: Any) -> str | None:
         return None if v is None else validate_id(v, info.field_name)
@@ -86,8 +104,26 @@ class RememberRequest(BaseModel):
     def _created(cls, v: datetime | None) -> datetime | None:
         return None if v is None else check_timestamp(v, "created_at")
 
+    @field_validator("metadata")
+    @classmethod
+    def _metadata(cls, v: dict[str, Any]) -> dict[str, Any]:
+        return check_metadata(v)
+
+    @field_validator("expires_at")
+    @classmethod
+    def _expires(cls, v: datetime | None) -> datetime | None:
+        if v is None:
+            return None
+        if v.tzinfo is None or v.utcoffset() is None:
+            raise ValueError("expires_at must be timezone-aware (e.g. 2026-01-31T09:00:00+00:00)")
+        if v <= utcnow():
+            raise ValueError(f"expires_at {v.isoformat()} is in the past: nothing would be remembered")
+        return v.astimezone(UTC)
+
     @model_validator(mode="after")
     def _one_of(self) -> RememberRequest:
+        if self.expires_at is not None and self.ttl_days is not None:
+            raise ValueError("give at most one of 'expires_at' or 'ttl_days'")
         if (self.content is None) == (self.messages is None):
             raise ValueError("give exactly one of 'content' or 'messages'")
         if self.content is not None and not self.content.strip():
@@ -113,11 +149,23 @@ class RecallRequest(BaseModel):
     gate: bool | None = None
     """Answer nothing when the query asks nothing personal (the recall gate); None: the
     ``recall_gate`` setting. False always searches (e.g. an agent that wants memories anyway)."""
+    agent_id: str | None = None
+    """Recall as this agent: its own memories plus the user's shared ones, never another agent's.
+    None: every memory of the user (the user's own view)."""
+    run_id: str | None = None
+    """Narrow to this run: memories of this run plus those tied to no run."""
+    filters: Filters | None = None
+    """Conditions on metadata, session, topic, types and creation time, all of which must hold."""
 
     @field_validator("user_id")
     @classmethod
     def _uid(cls, v: str) -> str:
         return validate_id(v, "user_id")
+
+    @field_validator("agent_id", "run_id")
+    @classmethod
+    def _scope_ids(cls, v: str | None, info: Any) -> str | None:
+        return None if v is None else validate_id(v, info.field_name)
 
     @field_validator("query")
     @classmethod
@@ -177,6 +225,10 @@ class Original(BaseModel):
     created_at: datetime
     stored_at: datetime
     idempotency_key: str | None = None
+    agent_id: str | None = None
+    run_id: str | None = None
+    expires_at: datetime | None = None
+    """After this instant the memory is never recalled; the daily job erases it (every version)."""
     embedding: EmbeddingInfo | None = None
     state: MemoryState = Field(default_factory=MemoryState)
     provenance: dict[str, Any] = Field(default_factory=dict)
@@ -200,6 +252,10 @@ class IndexRecord(BaseModel):
     storage_key: str
 
     context: str = ""
+    agent_id: str | None = None
+    run_id: str | None = None
+    expires_at: datetime | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
     tier: Literal["hot", "cold"] = "hot"
     """Not stored in the index: ``cold`` marks a row read from the user's cold manifest."""
 
@@ -210,8 +266,13 @@ class IndexRecord(BaseModel):
             memory_type=o.memory_type, summary=o.summary, importance=o.importance,
             created_at=o.created_at, topic_id=o.topic_id, is_active=o.state.is_active,
             deleted_at=o.state.deleted_at, source=o.source, storage_key=storage_key,
-            context=(o.context or "")[-CONTEXT_INDEX_CHARS:],
+            context=(o.context or "")[-CONTEXT_INDEX_CHARS:], agent_id=o.agent_id, run_id=o.run_id,
+            expires_at=o.expires_at, metadata=o.metadata,
         )
+
+    @property
+    def scope(self) -> str:
+        return scope_label(self.agent_id, self.run_id)
 
 
 class ScoreParts(BaseModel):
@@ -246,6 +307,9 @@ class RecallHit(BaseModel):
     source: str
     session_id: str
     metadata: dict[str, Any] = Field(default_factory=dict)
+    agent_id: str | None = None
+    run_id: str | None = None
+    expires_at: datetime | None = None
     archived: bool = False
     """The original is in an archive storage class: ``content`` is the index summary and a
     restore was requested; a later recall returns the full original."""

@@ -13,8 +13,11 @@ from itertools import islice
 from typing import TYPE_CHECKING, TypeVar
 
 from agent_memory.embed import Embedder
+from agent_memory.errors import ArchivedError
 from agent_memory.index import VectorIndex
 from agent_memory.model import IndexRecord, Original
+from agent_memory.store.base import RawStore
+from agent_memory.store.keys import original_key
 
 if TYPE_CHECKING:
     from agent_memory.service import Memory
@@ -26,6 +29,28 @@ def _batches(items: Iterable[T], size: int) -> Iterator[list[T]]:
     it = iter(items)
     while batch := list(islice(it, size)):
         yield batch
+
+
+class StoredOriginals:
+    """Every original under the store's key prefix, read one at a time (the keys are listed
+    first, for a progress total). An archived one (GLACIER / DEEP_ARCHIVE) gets a restore request
+    and is listed in ``archived``: re-run once restored."""
+
+    def __init__(self, store: RawStore, key_prefix: str) -> None:
+        self.store, self.key_prefix = store, key_prefix
+        self.keys = [k for k in store.list_keys(key_prefix) if k.endswith(".json")]
+        self.archived: list[str] = []
+
+    def __iter__(self) -> Iterator[Original]:
+        for key in self.keys:
+            try:
+                yield Original.model_validate(self.store.get_json(key))
+            except ArchivedError:
+                self.store.restore(key)
+                self.archived.append(key)
+
+    def key_of(self, original: Original) -> str:
+        return original_key(self.key_prefix, original.user_id, original.memory_id)
 
 
 @dataclass

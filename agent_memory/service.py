@@ -18,14 +18,15 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from agent_memory.audit import RecallLog
+from agent_memory.conditions import Filters, as_filters
 from agent_memory.config import Settings
 from agent_memory.embed import Embedder, make_embedder
 from agent_memory.errors import (
@@ -35,7 +36,7 @@ from agent_memory.errors import (
     InvalidInputError,
     NotFoundError,
 )
-from agent_memory.filters import MemoryFilter
+from agent_memory.filters import MemoryFilter, exactly, matches, visible
 from agent_memory.ids import memory_id_for_key, new_memory_id, validate_id, validate_memory_id
 from agent_memory.index import VectorIndex, open_index
 from agent_memory.index.base import SearchHit
@@ -51,6 +52,7 @@ from agent_memory.model import (
     RecallRequest,
     RecallResult,
     RememberRequest,
+    to_ms,
     utcnow,
     validated,
 )
@@ -69,11 +71,19 @@ class Memory:
     """Long-term memory for agents. ``Memory()`` needs no server: Milvus Lite + files under ``.local``."""
 
     def __init__(self, settings: Settings | None = None, *, embedder: Embedder | None = None,
-                 index: VectorIndex | None = None, store: RawStore | None = None) -> None:
+                 index: VectorIndex | None = None, store: RawStore | None = None,
+                 clock: Callable[[], datetime] | None = None) -> None:
         self.settings = settings or Settings()
+        self.clock: Callable[[], datetime] = clock or utcnow
+        """What "now" is for storing, expiry and ranking (tests move it to see memories expire)."""
         self.embedder = embedder or make_embedder(self.settings)
         self.index = index or open_index(self.settings)
-        self.index.ensure(self.embedder.info)
+        try:
+            self.index.ensure(self.embedder.info)
+        except AgentMemoryError:
+            if index is None:  # ours: release it (a Milvus Lite file or a HelixDB folder stays locked)
+                self.index.close()
+            raise
         self.store = store or make_store(self.settings)
         self.recall_log = RecallLog(self.store, self.settings.recall_log_prefix)
         self._working: WorkingStore | None = None
@@ -116,8 +126,15 @@ class Memory:
                  importance: float | None = None, topic_id: str | None = None,
                  source: str = "user_said", metadata: dict[str, Any] | None = None,
                  created_at: datetime | None = None, idempotency_key: str | None = None,
-                 context: str | None = None, wait: bool = True) -> list[str]:
+                 context: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+                 expires_at: datetime | None = None, ttl_days: float | None = None,
+                 wait: bool = True) -> list[str]:
         """Store a statement (``content``) or what is worth keeping in ``messages``; return ids.
+
+        ``agent_id`` / ``run_id`` scope the memory to one agent / run of the user (see
+        :meth:`recall`); without them it is the user's shared memory. ``expires_at`` or
+        ``ttl_days`` (days from now; default: the ``ttl_days_by_type`` setting) make it expire:
+        never recalled from then on, erased by the daily job (:mod:`agent_memory.expiry`).
 
         In-process the memory is indexed before this returns, whatever ``wait`` says; the
         argument is here so code runs unchanged against :class:`agent_memory.MemoryClient`,
@@ -125,7 +142,8 @@ class Memory:
         req = self.validate_remember(
             user_id=user_id, content=content, messages=messages, session_id=session_id, context=context,
             memory_type=memory_type, importance=importance, topic_id=topic_id, source=source,
-            metadata=metadata or {}, created_at=created_at, idempotency_key=idempotency_key)
+            metadata=metadata or {}, created_at=created_at, idempotency_key=idempotency_key,
+            agent_id=agent_id, run_id=run_id, expires_at=expires_at, ttl_days=ttl_days)
         originals = self.stage(req)
         self.index_originals(originals)
         return [o.memory_id for o in originals]
@@ -164,7 +182,7 @@ class Memory:
     def _prepare(self, req: RememberRequest) -> tuple[list[Original], list[dict[str, Any]], str | None]:
         from agent_memory.pipeline.drafts import drafts
 
-        now = utcnow()
+        now = self.clock()
         cascade = self.llm.extract if self.llm.name != "offline" else None
         found, decisions = drafts(req, now, self.settings.chunk_tokens, self.settings.chunk_overlap,
                                   extractor=self.llm.extract, screen=self.screen if self.settings.judge else None,
@@ -174,16 +192,18 @@ class Memory:
             mid = (memory_id_for_key(req.user_id, req.idempotency_key, i)
                    if req.idempotency_key else new_memory_id())
             from_messages = req.messages is not None
+            memory_type = d.memory_type if from_messages and d.memory_type else req.memory_type
             originals.append(Original(
                 memory_id=mid, user_id=req.user_id, session_id=req.session_id, content=d.text,
                 summary=_summary(d.text, self.settings.summary_chars, whole=d.provenance.get("kind") == "chunk"),
                 context=d.context,
-                memory_type=(d.memory_type if from_messages and d.memory_type else req.memory_type),
+                memory_type=memory_type,
                 importance=(req.importance if req.importance is not None else
                             d.importance if d.importance is not None else self.settings.default_importance),
                 topic_id=req.topic_id or d.topic_id, source=d.source or req.source,
                 metadata=req.metadata, created_at=d.created_at or req.created_at or now, stored_at=now,
                 idempotency_key=req.idempotency_key, embedding=self.embedder.info, provenance=d.provenance,
+                agent_id=req.agent_id, run_id=req.run_id, expires_at=self._expiry(req, memory_type, now),
             ))
         document = None
         if originals and originals[0].provenance.get("kind") == "chunk":
@@ -191,6 +211,13 @@ class Memory:
             for o in originals:
                 o.provenance["document"] = document
         return originals, decisions, document
+
+    def _expiry(self, req: RememberRequest, memory_type: str, now: datetime) -> datetime | None:
+        """``expires_at``, else now + ``ttl_days``, else now + the type's default, else never."""
+        if req.expires_at is not None:
+            return req.expires_at
+        days = req.ttl_days if req.ttl_days is not None else self.settings.ttl_days_by_type.get(memory_type)
+        return None if days is None else now + timedelta(days=days)
 
     def stage(self, req: RememberRequest) -> list[Original]:
         """Validate and write originals to the raw store (step 1 of a write).
@@ -201,9 +228,11 @@ class Memory:
         if decisions:  # every turn's decision, kept or not, on the record
             key = f"{user_prefix(self.settings.decisions_prefix, req.user_id)}{utcnow():%Y%m%dT%H%M%S%fZ}.json"
             self.store.put_json(key, {"user_id": req.user_id, "session_id": req.session_id, "decisions": decisions,
+                                      "agent_id": req.agent_id, "run_id": req.run_id,
                                       "memory_ids": [o.memory_id for o in originals]})
         if document and req.content is not None:
-            self.store.put_json(document, {"user_id": req.user_id, "content": req.content,
+            self.store.put_json(document, {"user_id": req.user_id, "agent_id": req.agent_id, "run_id": req.run_id,
+                                           "content": req.content,
                                            "chunks": [o.memory_id for o in originals]})
         out = []
         for o in originals:
@@ -232,8 +261,8 @@ class Memory:
         for o in originals:
             for old_id in o.state.supersedes:
                 self._supersede(o.user_id, old_id, by=o.memory_id)
-        for user_id, topic_id in sorted({(o.user_id, o.topic_id) for o in originals if o.topic_id}):
-            self._settle_topic(user_id, topic_id)
+        for o in {(o.user_id, o.topic_id, o.agent_id, o.run_id): o for o in originals if o.topic_id}.values():
+            self._settle_topic(o)
 
     def index_stored(self, jobs: Sequence[tuple[str, Sequence[str]]]) -> int:
         """Step 2 as the queue worker runs it: ``(user_id, memory_ids)`` per job, originals read
@@ -267,7 +296,7 @@ class Memory:
             if (o.state.duplicate_of or not o.state.is_active or o.state.deleted_at is not None
                     or o.provenance.get("kind") == "chunk"):
                 continue
-            hits = [h for h in self.index.search(v, MemoryFilter(user_id=o.user_id, sources=None),
+            hits = [h for h in self.index.search(v, _in_scope_of(o, self.clock()),
                                                  limit=s.change_candidates + 1, strong=True)
                     if h.record.id != o.memory_id][:s.change_candidates]
             same = next((h.record for h in hits if same_statement(h.record.summary, o.summary, h.similarity,
@@ -373,18 +402,19 @@ class Memory:
         self.store.put_json(self.storage_key(o.user_id, o.memory_id), updated.model_dump(mode="json"))
         return updated
 
-    def _settle_topic(self, user_id: str, topic_id: str) -> None:
+    def _settle_topic(self, o: Original) -> None:
         """Exactly one active version per topic, even with concurrent writers: two workers can each
         resolve their memory before the other's is indexed and both stay active. Checked after the
         write (reads see writes), so whichever worker checks last sees both; the newest
-        ``(created_at, id)`` wins, deterministically, and the others are superseded."""
-        active = self.index.query(MemoryFilter(user_id=user_id, topic_id=topic_id, sources=None, active_only=True))
+        ``(created_at, id)`` wins, deterministically, and the others are superseded. Topics are per
+        scope: one agent's new value never supersedes another agent's (or the shared) one."""
+        active = self.index.query(_in_scope_of(o, self.clock(), topic_id=o.topic_id))
         if len(active) <= 1:
             return
         winner = max(active, key=lambda r: (r.created_at, r.id))
         for r in active:
             if r.id != winner.id:
-                self._supersede(user_id, r.id, by=winner.id)
+                self._supersede(o.user_id, r.id, by=winner.id)
 
     def _resolve_topic(self, o: Original) -> Original:
         """Decide who is current on ``o.topic_id``: the newest by ``created_at`` wins.
@@ -393,9 +423,8 @@ class Memory:
         already inactive. Never deletes anything."""
         if not o.topic_id:
             return o
-        active = [r for r in self.index.query(MemoryFilter(
-            user_id=o.user_id, topic_id=o.topic_id, sources=None, active_only=True))
-            if r.id != o.memory_id]
+        active = [r for r in self.index.query(_in_scope_of(o, self.clock(), topic_id=o.topic_id))
+                  if r.id != o.memory_id]
         newer = [r for r in active if r.created_at > o.created_at]
         state = o.state.model_copy()
         if newer:
@@ -437,8 +466,17 @@ class Memory:
                include_inferred: bool = False, min_importance: float | None = None,
                conversation: Sequence[dict[str, Any] | Message] | None = None,
                consistency: str | None = None, log: bool = True, include_cold: bool = False,
-               gate: bool | None = None) -> RecallResult:
+               gate: bool | None = None, agent_id: str | None = None, run_id: str | None = None,
+               filters: Filters | dict[str, Any] | None = None) -> RecallResult:
         """The few memories most relevant to ``query``, best first, with a ``context`` block.
+
+        Scopes: with ``agent_id`` only that agent's memories and the user's shared ones (no agent)
+        are searched, never another agent's; ``run_id`` narrows the same way (that run's memories
+        and those of no run). Without them, every memory of the user.
+
+        ``filters`` adds conditions that must all hold: on ``metadata`` keys (equality, ``in``,
+        numeric and date ranges), ``session_id``, ``topic_id``, ``memory_types`` and ``created_at``
+        (see :mod:`agent_memory.conditions`).
 
         ``include_cold`` first re-hydrates the user's cold memories (see :mod:`agent_memory.tiering`);
         a recall that finds nothing hot does so by itself when the user has a cold tier.
@@ -449,7 +487,8 @@ class Memory:
             RecallRequest, user_id=user_id, query=query, top_k=top_k, min_score=min_score,
             memory_types=list(memory_types) if memory_types is not None else None,
             include_inferred=include_inferred, min_importance=min_importance,
-            conversation=conversation, consistency=consistency, log=log, include_cold=include_cold, gate=gate)
+            conversation=conversation, consistency=consistency, log=log, include_cold=include_cold, gate=gate,
+            agent_id=agent_id, run_id=run_id, filters=filters)
         return self.recall_request(req)
 
     def recall_request(self, req: RecallRequest) -> RecallResult:
@@ -474,7 +513,8 @@ class Memory:
             s.min_score if s.min_score is not None else self.embedder.default_min_score)
         flt = MemoryFilter(user_id=req.user_id, memory_types=req.memory_types,
                            sources=None if req.include_inferred else ("user_said",),
-                           min_importance=req.min_importance)
+                           min_importance=req.min_importance, agent_ids=visible(req.agent_id, "agent_id"),
+                           run_ids=visible(req.run_id, "run_id"), where=req.filters, live_at_ms=to_ms(self.clock()))
         query = self.llm.rewrite(req.query, req.conversation) if req.conversation else req.query
         vector = self.embedder.embed_query(query)
         t_embed = time.perf_counter()
@@ -485,7 +525,7 @@ class Memory:
         t_gate = time.perf_counter()
         limit = max(s.candidate_limit, top_k)
         strong = req.consistency == "strong"
-        now = utcnow()
+        now = self.clock()
         windows = time_windows(query, now) if s.time_boost else []
         params = RankingParams.from_settings(
             s, min_score, s.dense_weight if s.dense_weight is not None else self.embedder.default_dense_weight,
@@ -533,14 +573,15 @@ class Memory:
                 # so a later recall returns the full original. The row is this user's (filter).
                 self._request_restore(rec.storage_key)
                 doc = {"user_id": rec.user_id, "content": rec.summary, "metadata": {}}
-            if doc is None or doc.get("user_id") != req.user_id:
-                continue  # never show an index row whose original is gone or not this user's
+            if doc is None or doc.get("user_id") != req.user_id or (rec.expires_at and rec.expires_at <= now):
+                continue  # never show an index row whose original is gone, not this user's, or expired
             hits.append(RecallHit(
                 memory_id=rec.id, content=doc.get("content", rec.summary), summary=rec.summary,
                 score=r.parts.score, similarity=r.parts.similarity, parts=r.parts,
                 created_at=rec.created_at, memory_type=rec.memory_type, importance=rec.importance,
                 topic_id=rec.topic_id, source=rec.source, session_id=rec.session_id,
-                metadata=doc.get("metadata", {}), archived=archived))
+                metadata=doc.get("metadata", {}), agent_id=rec.agent_id, run_id=rec.run_id,
+                expires_at=rec.expires_at, archived=archived))
         t_fetch = time.perf_counter()
         recall_id = new_memory_id()
         result = RecallResult(hits, build_context(hits, s.context_max_chars), recall_id, req.query, rehydrated)
@@ -552,7 +593,8 @@ class Memory:
         entry: dict[str, Any] | None = None
         if req.log and s.recall_log:
             entry = {
-                "recall_id": recall_id, "user_id": req.user_id, "at": now.isoformat(),
+                "recall_id": recall_id, "user_id": req.user_id, "agent_id": req.agent_id, "run_id": req.run_id,
+                "at": now.isoformat(),
                 "query": req.query, "rewritten_query": result.rewritten_query, "top_k": top_k, "min_score": min_score,
                 "filter": flt.to_expr(),
                 "time_windows": [{"said": w.said, "start": w.start.isoformat(), "end": w.end.isoformat()}
@@ -584,22 +626,28 @@ class Memory:
         with suppress(AgentMemoryError):  # a recall must not fail because a restore request did
             self.store.restore(key)
 
-    def _owned_record(self, memory_id: str, user_id: str | None) -> IndexRecord:
+    def _owned_record(self, memory_id: str, user_id: str | None, agent_id: str | None = None,
+                      run_id: str | None = None) -> IndexRecord:
         validate_memory_id(memory_id)
-        if user_id is not None:
-            validate_id(user_id, "user_id")
+        for value, kind in ((user_id, "user_id"), (agent_id, "agent_id"), (run_id, "run_id")):
+            if value is not None:
+                validate_id(value, kind)
+        scope = MemoryFilter(user_id=user_id or "", active_only=False, include_deleted=True, sources=None,
+                             agent_ids=visible(agent_id, "agent_id"), run_ids=visible(run_id, "run_id"))
         found = self.index.get([memory_id])
-        if found and (user_id is None or found[0].user_id == user_id):
+        if found and (user_id is None or found[0].user_id == user_id) and _passes(found[0], scope):
             return found[0]
         if user_id is not None and not found:  # a cold memory: out of the index, in the user's manifest
-            cold = [r for r in self._cold(user_id) if r.id == memory_id]
+            cold = [r for r in self._cold(user_id) if r.id == memory_id and _passes(r, scope)]
             if cold:
                 return cold[0]
         raise NotFoundError(f"memory {memory_id} not found")
 
-    def get(self, memory_id: str, user_id: str | None = None) -> dict[str, Any]:
-        """The index record and the original. With ``user_id``, another user's memory is 'not found'."""
-        rec = self._owned_record(memory_id, user_id)
+    def get(self, memory_id: str, user_id: str | None = None, *, agent_id: str | None = None,
+            run_id: str | None = None) -> dict[str, Any]:
+        """The index record and the original. With ``user_id``, another user's memory is 'not found';
+        with ``agent_id`` / ``run_id``, so is another agent's / run's."""
+        rec = self._owned_record(memory_id, user_id, agent_id, run_id)
         try:
             original = self._load_original(rec.user_id, memory_id)
         except ArchivedError:
@@ -610,13 +658,20 @@ class Memory:
         return {"record": rec.model_dump(mode="json"), "original": original.model_dump(mode="json")}
 
     def timeline(self, user_id: str, *, include_inactive: bool = False, include_deleted: bool = False,
-                 limit: int = 50, before: datetime | None = None) -> list[IndexRecord]:
-        """The user's memories, newest first; page with ``before`` = last item's created_at."""
+                 limit: int = 50, before: datetime | None = None, agent_id: str | None = None,
+                 run_id: str | None = None, filters: Filters | dict[str, Any] | str | None = None,
+                 include_expired: bool = False) -> list[IndexRecord]:
+        """The user's memories, newest first; page with ``before`` = last item's created_at.
+        ``agent_id`` / ``run_id`` show what that agent / run sees (as :meth:`recall` does);
+        ``filters`` as in :meth:`recall`; expired memories (until the daily job erases them) only
+        with ``include_expired``."""
         if not 1 <= limit <= 1000:
             raise InvalidInputError("limit must be between 1 and 1000")
         flt = MemoryFilter(user_id=user_id, active_only=not include_inactive,
                            include_deleted=include_deleted, sources=None,
-                           created_before_ms=int(before.timestamp() * 1000) if before else None)
+                           created_before_ms=int(before.timestamp() * 1000) if before else None,
+                           agent_ids=visible(agent_id, "agent_id"), run_ids=visible(run_id, "run_id"),
+                           where=as_filters(filters), live_at_ms=None if include_expired else to_ms(self.clock()))
         rows = [*self.index.query(flt), *(r for r in self._cold(user_id) if _passes(r, flt))]
         return sorted(rows, key=lambda r: (r.created_at, r.id), reverse=True)[:limit]
 
@@ -650,10 +705,13 @@ class Memory:
         save_cold(self.store, self.settings.cold_prefix, user_id, remaining)
         return {"rehydrated": len(done), "archived_pending": len(fetched.archived), "remaining_cold": len(remaining)}
 
-    def versions(self, topic_id: str, *, user_id: str) -> list[IndexRecord]:
-        """Every version of one topic of one user, oldest first (the active one is last)."""
+    def versions(self, topic_id: str, *, user_id: str, agent_id: str | None = None,
+                 run_id: str | None = None) -> list[IndexRecord]:
+        """Every version of one topic of one user, oldest first (the active one is last); with
+        ``agent_id`` / ``run_id`` only the versions that agent / run sees."""
         flt = MemoryFilter(user_id=user_id, topic_id=topic_id, active_only=False,
-                           include_deleted=True, sources=None)
+                           include_deleted=True, sources=None, agent_ids=visible(agent_id, "agent_id"),
+                           run_ids=visible(run_id, "run_id"))
         rows = {r.id: r for r in [*(c for c in self._cold(user_id) if _passes(c, flt)), *self.index.query(flt)]}
         return sorted(rows.values(), key=lambda r: (r.created_at, r.id))
 
@@ -674,16 +732,20 @@ class Memory:
         return self.recall_log.list(user_id, limit)
 
     # ------------------------------------------------------------ forgetting
-    def forget(self, memory_id: str, user_id: str | None = None) -> IndexRecord:
-        """Soft delete: the memory stays in history (``deleted_at`` set) but never comes back from recall."""
-        return self._set_deleted(memory_id, user_id, utcnow())
+    def forget(self, memory_id: str, user_id: str | None = None, *, agent_id: str | None = None,
+               run_id: str | None = None) -> IndexRecord:
+        """Soft delete: the memory stays in history (``deleted_at`` set) but never comes back from recall.
+        With ``agent_id`` / ``run_id``, a memory that agent / run cannot see is 'not found'."""
+        return self._set_deleted(memory_id, user_id, self.clock(), agent_id, run_id)
 
-    def restore(self, memory_id: str, user_id: str | None = None) -> IndexRecord:
+    def restore(self, memory_id: str, user_id: str | None = None, *, agent_id: str | None = None,
+                run_id: str | None = None) -> IndexRecord:
         """Undo :meth:`forget`."""
-        return self._set_deleted(memory_id, user_id, None)
+        return self._set_deleted(memory_id, user_id, None, agent_id, run_id)
 
-    def _set_deleted(self, memory_id: str, user_id: str | None, when: datetime | None) -> IndexRecord:
-        rec = self._owned_record(memory_id, user_id)
+    def _set_deleted(self, memory_id: str, user_id: str | None, when: datetime | None,
+                     agent_id: str | None = None, run_id: str | None = None) -> IndexRecord:
+        rec = self._owned_record(memory_id, user_id, agent_id, run_id)
         try:
             original = self._load_original(rec.user_id, memory_id)
         except ArchivedError as exc:
@@ -702,8 +764,14 @@ class Memory:
             self.index.set_state(memory_id, rec.is_active, when)
         return rec.model_copy(update={"deleted_at": when})
 
-    def erase_user(self, user_id: str) -> dict[str, int]:
-        """Remove every index entry, every original (all S3 versions) and the recall log of a user."""
+    def erase_user(self, user_id: str, *, agent_id: str | None = None, run_id: str | None = None) -> dict[str, int]:
+        """Remove every index entry, every original (all S3 versions) and the recall log of a user.
+
+        With ``agent_id`` and/or ``run_id``, only what belongs to exactly that agent / run (never the
+        shared memories): its memories (index row, every S3 version, the whole document of a
+        chunked one), its turn decisions and the recalls made as that agent / run."""
+        if agent_id is not None or run_id is not None:
+            return self._erase_scope(user_id, agent_id, run_id)
         prefix = user_prefix(self.settings.key_prefix, user_id)
         n_index = self.index.delete_user(user_id)
         n_objects = self.store.delete_all_versions(prefix)
@@ -711,6 +779,43 @@ class Memory:
             n_objects += self.store.delete_all_versions(user_prefix(prefix, user_id))
         n_logs = self.recall_log.erase(user_id)
         return {"index_entries": n_index, "object_versions": n_objects, "recall_logs": n_logs}
+
+    def _erase_scope(self, user_id: str, agent_id: str | None, run_id: str | None) -> dict[str, int]:
+        flt = MemoryFilter(user_id=user_id, active_only=False, include_deleted=True, sources=None,
+                           agent_ids=exactly(agent_id, "agent_id"), run_ids=exactly(run_id, "run_id"))
+        rows = {r.id: r for r in [*(r for r in self._cold(user_id) if _passes(r, flt)), *self.index.query(flt)]}
+        counts = self.erase_records(user_id, list(rows.values()))
+
+        def in_scope(doc: dict[str, Any]) -> bool:
+            return ((agent_id is None or doc.get("agent_id") == agent_id)
+                    and (run_id is None or doc.get("run_id") == run_id))
+
+        counts["object_versions"] += self.store.delete_where(
+            user_prefix(self.settings.decisions_prefix, user_id), in_scope)
+        counts["recall_logs"] = self.store.delete_where(user_prefix(self.settings.recall_log_prefix, user_id), in_scope)
+        return counts
+
+    def erase_records(self, user_id: str, records: Sequence[IndexRecord]) -> dict[str, int]:
+        """Hard-delete these memories of one user: every S3 version of each original (and of the whole
+        document of a chunked one), then the index rows and the cold-manifest entries. Used by a
+        scoped erasure and by the expiry job."""
+        if not records:
+            return {"index_entries": 0, "object_versions": 0, "recall_logs": 0}
+        ids = {r.id for r in records}
+        documents: set[str] = set()
+        for r in records:
+            with suppress(AgentMemoryError):  # archived or gone: its own versions still go below
+                original = self._load_original(user_id, r.id)
+                if original is not None and original.provenance.get("document"):
+                    documents.add(str(original.provenance["document"]))
+        n_objects = sum(self.store.delete_all_versions(r.storage_key) for r in records)
+        n_objects += sum(self.store.delete_all_versions(d) for d in sorted(documents))
+        hot = [r.id for r in records if r.tier != "cold"]
+        self.index.delete(hot)
+        cold = self._cold(user_id)
+        if any(r.id in ids for r in cold):
+            save_cold(self.store, self.settings.cold_prefix, user_id, [r for r in cold if r.id not in ids])
+        return {"index_entries": len(hot), "object_versions": n_objects, "recall_logs": 0}
 
     # ---------------------------------------------------------- working memory
     def working(self, session_id: str, user_id: str = "default") -> WorkingMemory:
@@ -727,6 +832,30 @@ class Memory:
         for key in self.store.list_keys(prefix):
             if key.endswith(".json"):
                 yield Original.model_validate(self.store.get_json(key))
+
+    def export(self, user_id: str, page_size: int = 500) -> Iterable[dict[str, Any]]:
+        """Every export record of the user (``agent-memory/v1``, see :mod:`agent_memory.portability`)."""
+        from agent_memory.portability import iter_pages
+
+        for page in iter_pages(self, user_id, page_size):
+            yield from page.records
+
+    def import_records(self, user_id: str, records: Sequence[dict[str, Any]], *,
+                       from_format: str = "agent-memory") -> dict[str, int]:
+        """Import export records (or mem0 ``get_all()`` items) of one user: validated whole first,
+        idempotent by memory id, states kept as given (see :mod:`agent_memory.portability`)."""
+        from dataclasses import asdict
+
+        from agent_memory.portability import import_records, parse_records
+        from agent_memory.portability.from_mem0 import mem0_converter
+
+        if from_format not in ("agent-memory", "mem0"):
+            raise InvalidInputError(f"from_format {from_format!r}: choose agent-memory or mem0")
+        convert = (mem0_converter(user_id, summary_chars=self.settings.summary_chars,
+                                  importance=self.settings.default_importance) if from_format == "mem0" else None)
+        parsed = parse_records(((f"record {i}", r) for i, r in enumerate(records, 1)),
+                               user_id=validate_id(user_id, "user_id"), settings=self.settings, convert=convert)
+        return {"records": len(parsed), **asdict(import_records(self, parsed))}
 
     def health(self) -> dict[str, Any]:
         out: dict[str, Any] = {"status": "ok"}
@@ -776,7 +905,19 @@ def _passes(r: IndexRecord, flt: MemoryFilter) -> bool:
     """``flt`` applied to a row outside the index (a cold one): the fields listings use."""
     return ((not flt.active_only or r.is_active) and (flt.include_deleted or r.deleted_at is None)
             and (flt.topic_id is None or r.topic_id == flt.topic_id)
-            and (flt.created_before_ms is None or r.created_at.timestamp() * 1000 < flt.created_before_ms))
+            and (flt.created_before_ms is None or r.created_at.timestamp() * 1000 < flt.created_before_ms)
+            and (flt.agent_ids is None or (r.agent_id or "") in flt.agent_ids)
+            and (flt.run_ids is None or (r.run_id or "") in flt.run_ids) and matches(r, flt.where)
+            and (flt.live_at_ms is None or r.expires_at is None or to_ms(r.expires_at) > flt.live_at_ms)
+            and (flt.expired_at_ms is None or (r.expires_at is not None and to_ms(r.expires_at) <= flt.expired_at_ms)))
+
+
+def _in_scope_of(o: Original, now: datetime, topic_id: str | None = None) -> MemoryFilter:
+    """The active, unexpired memories of exactly ``o``'s user, agent and run (any source):
+    duplicates and new versions are looked for there only, so one agent's statement never retires
+    another's memory, and a memory about to be erased never absorbs a new one as its duplicate."""
+    return MemoryFilter(user_id=o.user_id, sources=None, topic_id=topic_id, agent_ids=[o.agent_id or ""],
+                        run_ids=[o.run_id or ""], live_at_ms=to_ms(now))
 
 
 VECTOR_CACHE_SIZE = 4096

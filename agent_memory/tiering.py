@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_memory.errors import ArchivedError, NotFoundError
 from agent_memory.filters import MemoryFilter
-from agent_memory.model import IndexRecord, Original, utcnow
+from agent_memory.model import IndexRecord, Original
 from agent_memory.store import cold
 from agent_memory.store.keys import user_prefix
 
@@ -66,7 +66,7 @@ class TierReport:
 def tier_user(memory: Memory, user_id: str, now: datetime | None = None, dry_run: bool = False,
               report: TierReport | None = None) -> TierReport:
     s = memory.settings
-    now = now or utcnow()
+    now = now or memory.clock()
     report = report or TierReport()
     cutoff = now - timedelta(days=s.tier_after_days)
     rows = memory.index.query(MemoryFilter(user_id=user_id, active_only=False, include_deleted=True, sources=None,

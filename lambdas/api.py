@@ -24,6 +24,8 @@ from agent_memory import console, runtime
 from agent_memory.access import check_access
 from agent_memory.errors import AgentMemoryError, ForbiddenError, InvalidInputError, NotFoundError
 from agent_memory.model import RecallRequest, RememberRequest, WorkingSetRequest
+from agent_memory.portability import FORMAT, export_page
+from agent_memory.portability.records import ImportRequest
 from agent_memory.queue import IndexJob
 
 logger = Logger(service="agent-memory-api")
@@ -135,20 +137,27 @@ def recall(body: RecallRequest) -> dict[str, Any]:
     return runtime.memory().recall_request(body).to_dict()
 
 
+AgentId = Annotated[str | None, Query(description="Act as this agent: its memories and the user's shared ones.")]
+RunId = Annotated[str | None, Query(description="Narrow to this run: its memories and those of no run.")]
+
+
 @app.get("/v1/memories/<memory_id>")
-def get_memory(memory_id: str, user_id: Annotated[str | None, Query()] = None) -> dict[str, Any]:
-    return runtime.memory().get(memory_id, user_id=user_id)
+def get_memory(memory_id: str, user_id: Annotated[str | None, Query()] = None, agent_id: AgentId = None,
+               run_id: RunId = None) -> dict[str, Any]:
+    return runtime.memory().get(memory_id, user_id=user_id, agent_id=agent_id, run_id=run_id)
 
 
 @app.delete("/v1/memories/<memory_id>")
-def forget(memory_id: str, user_id: Annotated[str | None, Query()] = None) -> dict[str, Any]:
-    rec = runtime.memory().forget(memory_id, user_id=user_id)
+def forget(memory_id: str, user_id: Annotated[str | None, Query()] = None, agent_id: AgentId = None,
+           run_id: RunId = None) -> dict[str, Any]:
+    rec = runtime.memory().forget(memory_id, user_id=user_id, agent_id=agent_id, run_id=run_id)
     return {"memory_id": rec.id, "deleted_at": rec.deleted_at, "record": rec.model_dump(mode="json")}
 
 
 @app.post("/v1/memories/<memory_id>/restore")
-def restore(memory_id: str, user_id: Annotated[str | None, Query()] = None) -> dict[str, Any]:
-    rec = runtime.memory().restore(memory_id, user_id=user_id)
+def restore(memory_id: str, user_id: Annotated[str | None, Query()] = None, agent_id: AgentId = None,
+            run_id: RunId = None) -> dict[str, Any]:
+    rec = runtime.memory().restore(memory_id, user_id=user_id, agent_id=agent_id, run_id=run_id)
     return {"memory_id": rec.id, "deleted_at": None, "record": rec.model_dump(mode="json")}
 
 
@@ -161,25 +170,60 @@ def users(limit: Annotated[int, Query(ge=1, le=10_000)] = 1000) -> dict[str, Any
 @app.get("/v1/users/<user_id>/memories")
 def timeline(user_id: str, include_inactive: Annotated[bool, Query()] = False,
              include_deleted: Annotated[bool, Query()] = False,
+             include_expired: Annotated[bool, Query(description="Also memories past expires_at that the "
+                                                                "daily job has not erased yet.")] = False,
              limit: Annotated[int, Query(ge=1, le=1000)] = 50,
-             before: Annotated[datetime | None, Query()] = None) -> dict[str, Any]:
+             before: Annotated[datetime | None, Query()] = None, agent_id: AgentId = None,
+             run_id: RunId = None,
+             filters: Annotated[str | None, Query(max_length=8_000, description=(
+                 "A JSON object of conditions, ANDed, as `filters` of POST /v1/recall (e.g. "
+                 '{"metadata": {"project": "apollo", "priority": {"gte": 2}}})'))] = None) -> dict[str, Any]:
     if before is not None and before.tzinfo is None:
         raise InvalidInputError("before must be timezone-aware")
     rows = runtime.memory().timeline(user_id, include_inactive=include_inactive,
-                                     include_deleted=include_deleted, limit=limit, before=before)
+                                     include_deleted=include_deleted, limit=limit, before=before,
+                                     agent_id=agent_id, run_id=run_id, filters=filters,
+                                     include_expired=include_expired)
     items = [r.model_dump(mode="json") for r in rows]
     return {"memories": items, "next_before": items[-1]["created_at"] if len(items) == limit else None}
 
 
 @app.get("/v1/topics/<topic_id>/versions")
-def versions(topic_id: str, user_id: Annotated[str, Query()]) -> dict[str, Any]:
-    rows = runtime.memory().versions(topic_id, user_id=user_id)
+def versions(topic_id: str, user_id: Annotated[str, Query()], agent_id: AgentId = None,
+             run_id: RunId = None) -> dict[str, Any]:
+    rows = runtime.memory().versions(topic_id, user_id=user_id, agent_id=agent_id, run_id=run_id)
     return {"topic_id": topic_id, "versions": [r.model_dump(mode="json") for r in rows]}
 
 
 @app.delete("/v1/users/<user_id>")
-def erase_user(user_id: str) -> dict[str, Any]:
-    return {"user_id": user_id, "erased": runtime.memory().erase_user(user_id)}
+def erase_user(user_id: str,
+               agent_id: Annotated[str | None, Query(description="Erase only this agent's memories.")] = None,
+               run_id: Annotated[str | None, Query(description="Erase only this run's memories.")] = None,
+               ) -> dict[str, Any]:
+    """Erasure: every memory of the user, or with ``agent_id`` / ``run_id`` exactly that scope's."""
+    return {"user_id": user_id, "agent_id": agent_id, "run_id": run_id,
+            "erased": runtime.memory().erase_user(user_id, agent_id=agent_id, run_id=run_id)}
+
+
+@app.get("/v1/users/<user_id>/export")
+def export(user_id: str, after: Annotated[str | None, Query()] = None,
+           limit: Annotated[int, Query(ge=1, le=1000)] = 500) -> Response[str]:
+    """One page of the user's export as JSON Lines (format in ``X-Export-Format``); the next page
+    starts after the memory id in ``X-Next-After`` (absent on the last page)."""
+    page = export_page(runtime.memory(), user_id, after, limit)
+    headers = {"X-Export-Format": FORMAT, "X-Archived": str(len(page.archived))}
+    if page.next_after:
+        headers["X-Next-After"] = page.next_after
+    return Response(status_code=200, content_type="application/x-ndjson", headers=headers,
+                    body="".join(json.dumps(r, ensure_ascii=False) + "\n" for r in page.records))
+
+
+@app.post("/v1/users/<user_id>/import")
+def import_(user_id: str, body: ImportRequest) -> dict[str, Any]:
+    """Import a batch of records for this user, indexed before the answer (the judgement models
+    are not re-run on an import). A bad record refuses the whole batch with its position."""
+    report = runtime.memory().import_records(user_id, body.records, from_format=body.from_format)
+    return {"user_id": user_id, **report}
 
 
 @app.get("/v1/users/<user_id>/recalls")
@@ -243,9 +287,27 @@ def _unsupported_media_type(event: dict[str, Any]) -> dict[str, Any] | None:
                                 "message": "send the body as JSON with Content-Type: application/json"})}
 
 
+def _too_deep(event: dict[str, Any]) -> dict[str, Any] | None:
+    """A JSON body nested deeper than the parser's recursion limit (thousands of levels) is refused
+    here as a 422; Powertools' parser would raise ``RecursionError`` and the answer would be a 500.
+    Validation refuses anything nested deeper than its limit (metadata: 5 levels) anyway."""
+    body = event.get("body") or ""
+    if body.count("{") + body.count("[") < 200:  # cheap: most bodies cannot be deep
+        return None
+    try:
+        json.loads(body)
+    except RecursionError:
+        return {"statusCode": 422, "headers": {"Content-Type": "application/json"},
+                "body": json.dumps({"error": "ValidationError",
+                                    "message": "the JSON body is nested too deeply (metadata: max depth 5)"})}
+    except ValueError:
+        return None  # not JSON: the resolver answers that
+    return None
+
+
 @logger.inject_lambda_context(clear_state=True)
 @tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    refused = _unsupported_media_type(event)
+    refused = _unsupported_media_type(event) or _too_deep(event)
     return refused if refused is not None else app.resolve(event, context)

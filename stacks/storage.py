@@ -69,12 +69,11 @@ class OriginalsStorage(Construct):
         )
 
     def grant_memory_access(self, grantee: iam.IGrantable, settings: Settings) -> None:
-        """Exactly what the service does: read/write/delete object versions under its two prefixes
-        (originals and the recall log), list them, and request restores of archived originals."""
-        objects = [
-            self.bucket.arn_for_objects(f"{settings.key_prefix}*"),
-            self.bucket.arn_for_objects(f"{settings.recall_log_prefix}*"),
-        ]
+        """Exactly what the service does: read/write/delete object versions under its prefixes
+        (originals, the recall log, the cold-tier manifests, stored documents, turn decisions: the
+        erasure, expiry and tiering jobs write or delete under each), list them, and request
+        restores of archived originals."""
+        objects = [self.bucket.arn_for_objects(pattern) for pattern in self.object_patterns(settings)]
         iam.Grant.add_to_principal(
             grantee=grantee,
             resource_arns=objects,
@@ -93,4 +92,5 @@ class OriginalsStorage(Construct):
 
     def object_patterns(self, settings: Settings) -> list[str]:
         """The resource patterns cdk-nag reports for :meth:`grant_memory_access`."""
-        return [f"{settings.key_prefix}*", f"{settings.recall_log_prefix}*"]
+        return [f"{prefix}*" for prefix in (settings.key_prefix, settings.recall_log_prefix, settings.cold_prefix,
+                                            settings.documents_prefix, settings.decisions_prefix)]

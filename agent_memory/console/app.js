@@ -55,11 +55,25 @@ async function api(method, path, body) {
   return data;
 }
 
+// When a memory expires: never recalled from then on; the daily job erases it.
+function expiry(rec) {
+  if (!rec.expires_at) return el("span", { class: "muted" }, "never");
+  const gone = Date.parse(rec.expires_at) <= Date.now();
+  return el("span", { class: gone ? "badge expired" : "expires", title: gone ? "expired: erased by the next daily job" : "expires" },
+    `${gone ? "expired " : ""}${day(rec.expires_at)}`);
+}
+
 function state(rec) {
   const cold = rec.tier === "cold" ? el("span", { class: "badge cold", title: "out of the index, in S3" }, "cold") : null;
   if (rec.deleted_at) return el("span", {}, el("span", { class: "badge deleted" }, "deleted"), " ", cold);
   if (!rec.is_active) return el("span", {}, el("span", { class: "badge superseded" }, "superseded"), " ", cold);
   return el("span", {}, el("span", { class: "badge active" }, "active"), " ", cold);
+}
+
+// Which agent / run a memory belongs to ("shared": every agent of the user sees it).
+function scope(rec) {
+  const parts = [rec.agent_id ? `agent:${rec.agent_id}` : null, rec.run_id ? `run:${rec.run_id}` : null].filter(Boolean);
+  return el("span", { class: `badge scope ${parts.length ? "scoped" : "shared"}` }, parts.join("/") || "shared");
 }
 
 function crumbs(...parts) {
@@ -80,31 +94,72 @@ async function usersPage() {
         el("td", { class: "num" }, u.memories)))));
 }
 
+// The filters typed on a user's page (a JSON object, as the API's `filters`), kept across re-renders.
+let pageFilters = "";
+
+function parsedFilters() {
+  if (!pageFilters.trim()) return undefined;
+  try {
+    return JSON.parse(pageFilters);
+  } catch (err) {
+    throw new Error(`filters: not JSON (${err.message})`);
+  }
+}
+
 async function userPage(user) {
   crumbs(el("a", { href: "#/" }, "users"), el("a", { href: `#/u/${enc(user)}` }, user));
-  const q = "include_inactive=true&include_deleted=true&limit=500";
-  const { memories } = await api("GET", `/v1/users/${enc(user)}/memories?${q}`);
+  let q = "include_inactive=true&include_deleted=true&include_expired=true&limit=500";
+  const filters = parsedFilters();
+  if (filters) q += `&filters=${enc(JSON.stringify(filters))}`;
+  let memories;
+  try {
+    ({ memories } = await api("GET", `/v1/users/${enc(user)}/memories?${q}`));
+  } catch (err) {
+    pageFilters = ""; // a refused filter (422) must not stick to the page: the next visit shows it whole
+    throw err;
+  }
   const $query = el("input", { type: "text", id: "recall-query", placeholder: "try a recall…", size: "48" });
+  const $agent = el("input", { type: "text", id: "recall-agent", placeholder: "as agent (optional)", size: "16" });
+  const $filters = el("input", { type: "text", id: "filters", size: "60",
+    placeholder: '{"metadata": {"project": "apollo", "priority": {"gte": 2}}}' });
+  $filters.value = pageFilters;
   const $results = el("div", { id: "recall-results" });
   const tryRecall = async () => {
     if (!$query.value.trim()) return;
-    const r = await api("POST", "/v1/recall", { user_id: user, query: $query.value });
+    const body = { user_id: user, query: $query.value };
+    if ($agent.value.trim()) body.agent_id = $agent.value.trim();
+    if (filters) body.filters = filters;
+    const r = await api("POST", "/v1/recall", body);
     $results.replaceChildren(el("h2", {}, `Recall: ${r.query}`), gateLine(r.gate, "recall-gate"), hitsTable(r.memories),
       el("pre", { id: "recall-context" }, r.context || "(nothing above min_score)"));
   };
-  const $form = el("form", { class: "toolbar" }, $query, el("button", { type: "submit" }, "Recall"),
+  const $form = el("form", { class: "toolbar" }, $query, $agent, el("button", { type: "submit" }, "Recall"),
     el("a", { href: `#/u/${enc(user)}/recalls` }, "recall log"),
     el("button", { class: "danger", id: "erase", type: "button", onclick: () => erase(user) }, "Erase user…"));
   $form.addEventListener("submit", (e) => { e.preventDefault(); tryRecall().catch((err) => say(err.message)); });
-  $view.replaceChildren(el("h1", {}, `${user}: ${memories.length} memories`), $form, $results,
-    el("h2", {}, "Timeline (newest first)"), timelineTable(user, memories));
+  const $filterForm = el("form", { class: "toolbar", id: "filter-form" }, "filters ", $filters,
+    el("button", { type: "submit" }, "Apply to timeline and recall"));
+  $filterForm.addEventListener("submit", (e) => {
+    e.preventDefault();
+    try {
+      if ($filters.value.trim()) JSON.parse($filters.value);
+    } catch (err) {
+      say(`filters: not JSON (${err.message})`);
+      return;
+    }
+    pageFilters = $filters.value;
+    route().catch((err) => say(err.message));
+  });
+  $view.replaceChildren(el("h1", {}, `${user}: ${memories.length} memories${filters ? " (filtered)" : ""}`),
+    $form, $filterForm, $results, el("h2", {}, "Timeline (newest first)"), timelineTable(user, memories));
 }
 
 function timelineTable(user, rows) {
   return el("table", { id: "timeline" },
-    el("tr", {}, ["created", "state", "type", "memory", "importance", "source", "topic", ""].map((h) => el("th", {}, h))),
+    el("tr", {}, ["created", "state", "scope", "expires", "type", "memory", "importance", "source", "topic", ""].map((h) => el("th", {}, h))),
     rows.map((r) => el("tr", { "data-id": r.id },
-      el("td", {}, day(r.created_at)), el("td", {}, state(r)), el("td", {}, r.memory_type),
+      el("td", {}, day(r.created_at)), el("td", {}, state(r)), el("td", {}, scope(r)), el("td", { class: "expiry" }, expiry(r)),
+      el("td", {}, r.memory_type),
       el("td", { class: "content" }, el("a", { href: `#/u/${enc(user)}/m/${enc(r.id)}` }, r.summary)),
       el("td", { class: "num" }, fmt(r.importance, 2)), el("td", {}, r.source),
       el("td", {}, r.topic_id ? el("a", { href: `#/u/${enc(user)}/m/${enc(r.id)}` }, r.topic_id) : ""),
@@ -135,10 +190,10 @@ function judgement(original) {
 
 function hitsTable(hits) {
   return el("table", { class: "hits" },
-    el("tr", {}, ["memory", "score", "similarity", "lexical", "relevance", "decay", "importance", "type", "created"]
+    el("tr", {}, ["memory", "scope", "score", "similarity", "lexical", "relevance", "decay", "importance", "type", "created"]
       .map((h) => el("th", {}, h))),
     hits.map((h) => el("tr", {},
-      el("td", { class: "content" }, h.content), el("td", { class: "num score" }, fmt(h.score)),
+      el("td", { class: "content" }, h.content), el("td", {}, scope(h)), el("td", { class: "num score" }, fmt(h.score)),
       el("td", { class: "num" }, fmt(h.parts.similarity)), el("td", { class: "num" }, fmt(h.parts.lexical)),
       el("td", { class: "num" }, fmt(h.parts.relevance)), el("td", { class: "num" }, fmt(h.parts.decay)),
       el("td", { class: "num" }, fmt(h.parts.importance_weight)), el("td", { class: "num" }, fmt(h.parts.type_weight)),
@@ -149,7 +204,7 @@ async function memoryPage(user, id) {
   crumbs(el("a", { href: "#/" }, "users"), el("a", { href: `#/u/${enc(user)}` }, user), id);
   const m = await api("GET", `/v1/memories/${enc(id)}?user_id=${enc(user)}`);
   const parts = [el("h1", {}, m.original.content),
-    el("div", { class: "toolbar" }, state(m.record),
+    el("div", { class: "toolbar" }, state(m.record), scope(m.record), el("span", {}, "expires ", expiry(m.record)),
       [m.record.memory_type, `importance ${fmt(m.record.importance, 2)}`, m.record.source, day(m.record.created_at)]
         .map((t) => el("span", {}, t))),
     judgement(m.original),
@@ -214,6 +269,7 @@ async function erase(user) {
 }
 
 async function route(clear = true) {
+  if (!location.hash.startsWith("#/u/")) pageFilters = ""; // filters belong to one user's page
   if (clear) {
     say(flash || "", flash !== null);
     flash = null;

@@ -13,11 +13,16 @@ from datetime import datetime
 from typing import Any
 
 from agent_memory.embed.base import Vectors
-from agent_memory.filters import MemoryFilter
+from agent_memory.filters import MemoryFilter, index_metadata, stored_metadata
 from agent_memory.model import EmbeddingInfo, IndexRecord, from_ms, to_ms
 
 SCALAR_FIELDS = ["id", "user_id", "session_id", "memory_type", "summary", "importance",
-                 "created_at", "topic_id", "is_active", "deleted_at", "source", "storage_key", "context"]
+                 "created_at", "topic_id", "is_active", "deleted_at", "source", "storage_key", "context",
+                 "agent_id", "run_id", "expires_at", "metadata"]
+INDEX_SCHEMA = 2
+"""The index's field set. 2 added ``agent_id``, ``run_id``, ``expires_at`` and ``metadata``: an index
+built before (schema 1) is refused with :class:`IndexSchemaError` until ``agent-memory reindex``
+rebuilds it from the originals (neither Milvus 2.3 nor Lite can add a field to a collection)."""
 
 
 def record_to_row(rec: IndexRecord, vector: list[float]) -> dict[str, Any]:
@@ -28,7 +33,10 @@ def record_to_row(rec: IndexRecord, vector: list[float]) -> dict[str, Any]:
         "memory_type": rec.memory_type, "summary": rec.summary, "importance": float(rec.importance),
         "created_at": to_ms(rec.created_at), "topic_id": rec.topic_id or "",
         "is_active": rec.is_active, "deleted_at": to_ms(rec.deleted_at) if rec.deleted_at else 0,
-        "source": rec.source, "storage_key": rec.storage_key, "context": rec.context, "embedding": vector,
+        "source": rec.source, "storage_key": rec.storage_key, "context": rec.context,
+        "agent_id": rec.agent_id or "", "run_id": rec.run_id or "",
+        "expires_at": to_ms(rec.expires_at) if rec.expires_at else 0,
+        "metadata": index_metadata(rec.metadata), "embedding": vector,
     }
 
 
@@ -40,6 +48,9 @@ def row_to_record(ent: dict[str, Any]) -> IndexRecord:
         is_active=bool(ent["is_active"]),
         deleted_at=from_ms(int(ent["deleted_at"])) if ent["deleted_at"] else None,
         source=ent["source"], storage_key=ent["storage_key"], context=ent.get("context") or "",
+        agent_id=ent.get("agent_id") or None, run_id=ent.get("run_id") or None,
+        expires_at=from_ms(int(ent["expires_at"])) if ent.get("expires_at") else None,
+        metadata=stored_metadata(ent.get("metadata") or {}),
     )
 
 

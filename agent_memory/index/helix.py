@@ -4,7 +4,9 @@
 Each memory is one node labelled with the collection name. Its vector index carries
 ``user_id`` as the tenant property, so every vector search names its user and the
 engine searches that user's vectors only; the remaining conditions (active, deleted,
-types, sources, importance) are post-filters on the candidates. Post-filtering can
+types, sources, importance) are post-filters on the candidates, and a request's ``filters``
+(metadata, session, topic, dates) are applied to them in Python (:func:`agent_memory.filters.matches`,
+the same semantics as the Milvus expression). Post-filtering can
 return fewer rows than asked when many of the nearest are filtered out, so each
 search also counts the user's rows and searches again, wider, when more could exist.
 
@@ -21,6 +23,7 @@ first one's writes) and by one process at a time: use the HTTP mode to share an 
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -32,10 +35,10 @@ from typing import Any, ClassVar
 import helixdb as hx
 
 from agent_memory.embed.base import Vectors
-from agent_memory.errors import BackendUnavailableError, ModelMismatchError, NotFoundError
-from agent_memory.filters import MemoryFilter, checked_enum
+from agent_memory.errors import BackendUnavailableError, IndexSchemaError, ModelMismatchError, NotFoundError
+from agent_memory.filters import MemoryFilter, checked_enum, checked_scope, matches, where_terms
 from agent_memory.ids import validate_id, validate_memory_id
-from agent_memory.index.base import SCALAR_FIELDS, SearchHit, VectorIndex, record_to_row, row_to_record
+from agent_memory.index.base import INDEX_SCHEMA, SCALAR_FIELDS, SearchHit, VectorIndex, record_to_row, row_to_record
 from agent_memory.model import EmbeddingInfo, IndexRecord, to_ms
 
 EMBEDDED = "helix+embedded://"
@@ -44,6 +47,16 @@ WRITE_BATCH = 200  # rows per request: one request per row is ~10x slower, huge 
 MAX_CANDIDATES = 16_384
 INDEX_BUILD_TIMEOUT_S = 120.0
 WRITE_RETRIES = 6
+
+
+def _to_node(row: dict[str, Any]) -> dict[str, Any]:
+    """A row as node properties: ``metadata`` as JSON text (filtered after the search, in Python)."""
+    return {**row, "metadata": json.dumps(row["metadata"], ensure_ascii=False, sort_keys=True)}
+
+
+def _record(node: dict[str, Any]) -> IndexRecord:
+    meta = node.get("metadata")
+    return row_to_record({**node, "metadata": json.loads(meta) if isinstance(meta, str) and meta else {}})
 
 
 def predicates(flt: MemoryFilter) -> tuple[str, list[hx.Predicate]]:
@@ -70,6 +83,16 @@ def predicates(flt: MemoryFilter) -> tuple[str, list[hx.Predicate]]:
         preds.append(P.is_in("id", [validate_memory_id(m) for m in flt.memory_ids]))
     if flt.created_before_ms is not None:
         preds.append(P.lt("created_at", int(flt.created_before_ms)))
+    if flt.agent_ids is not None:
+        preds.append(P.is_in("agent_id", checked_scope(flt.agent_ids, "agent_id")))
+    if flt.run_ids is not None:
+        preds.append(P.is_in("run_id", checked_scope(flt.run_ids, "run_id")))
+    if flt.where is not None:
+        where_terms(flt.where)  # the same checks as Milvus; the conditions run in Python (``matches``)
+    if flt.live_at_ms is not None:
+        preds.append(P.or_([P.eq("expires_at", 0), P.gt("expires_at", int(flt.live_at_ms))]))
+    if flt.expired_at_ms is not None:
+        preds += [P.gt("expires_at", 0), P.lte("expires_at", int(flt.expired_at_ms))]
     return user_id, preds
 
 
@@ -139,7 +162,7 @@ class HelixIndex(VectorIndex):
     def ensure(self, embedding: EmbeddingInfo) -> None:
         pin = embedding.model_dump()
         found = self._read(hx.read_batch().var_as(
-            "m", hx.g().n_with_label(self.meta_label).value_map(list(pin))).returning(["m"]))["m"]
+            "m", hx.g().n_with_label(self.meta_label).value_map([*pin, "schema"])).returning(["m"]))["m"]
         if found:
             have = found[0]
             if {k: have.get(k) for k in ("provider", "model", "dim")} != {
@@ -148,6 +171,10 @@ class HelixIndex(VectorIndex):
                     f"HelixDB index {self.label!r} at {self.uri} was built with embedding model "
                     f"{have} but the configured model is {pin}; run `agent-memory reindex` to "
                     "rebuild the index from the originals with the new model")
+            if int(have.get("schema") or 1) < INDEX_SCHEMA:
+                raise IndexSchemaError(
+                    f"HelixDB index {self.label!r} at {self.uri} predates index schema {INDEX_SCHEMA} (no agent_id, "
+                    "run_id, expires_at, metadata); run `agent-memory reindex` to rebuild it from the originals")
             self._dim = int(have["dim"])
             return
         batch = hx.write_batch()
@@ -156,7 +183,8 @@ class HelixIndex(VectorIndex):
             batch = batch.var_as(f"op{i}", hx.g().create_index_if_not_exists(spec))
         ops = self._write(batch.returning([f"op{i}" for i in range(len(specs))]))
         self._await_operations([op["operation_id"] for op in ops.values() if op.get("operation_id")])
-        self._write(hx.write_batch().var_as("m", hx.g().add_n(self.meta_label, list(pin.items()))))
+        self._write(hx.write_batch().var_as("m", hx.g().add_n(
+            self.meta_label, [*pin.items(), ("schema", INDEX_SCHEMA)])))
         self._dim = embedding.dim
 
     def _await_operations(self, operation_ids: list[str]) -> None:
@@ -182,7 +210,8 @@ class HelixIndex(VectorIndex):
             self.label, [(f, hx.PropertyInput.param(f)) for f in [*SCALAR_FIELDS, "embedding"]]))
         for start in range(0, len(records), WRITE_BATCH):
             part = records[start:start + WRITE_BATCH]
-            rows = [record_to_row(r, v.tolist()) for r, v in zip(part, vectors[start:start + WRITE_BATCH], strict=True)]
+            rows = [_to_node(record_to_row(r, v.tolist()))
+                    for r, v in zip(part, vectors[start:start + WRITE_BATCH], strict=True)]
             # Replace = drop the existing node of each id, then add: one request, one transaction.
             # The ids are a literal list: ``is_in_param`` scans every node (250 ms at 4k nodes) while
             # a literal ``is_in`` uses the unique index (4 ms). Values are typed JSON either way.
@@ -225,9 +254,14 @@ class HelixIndex(VectorIndex):
                      .var_as("b", hx.g().n_with_label(self.meta_label).drop()))
             self._write(batch)
             specs = [*([self._vector_spec(int(dim[0]["dim"]))] if dim else []), *self._scalar_specs()]
+            pending = []
             for spec in specs:
                 with suppress(BackendUnavailableError):  # never created
-                    self._write(hx.write_batch().var_as("x", hx.g().drop_index(spec)))
+                    op = self._write(hx.write_batch().var_as("x", hx.g().drop_index(spec)).returning(["x"]))["x"]
+                    pending += [op["operation_id"]] if op.get("operation_id") else []
+            # Dropping is asynchronous too: wait, or an ``ensure`` right after (a re-index into the
+            # same collection) finds the index "busy in lifecycle state dropping".
+            self._await_operations(pending)
         finally:
             self._dim = 0
 
@@ -251,27 +285,29 @@ class HelixIndex(VectorIndex):
                 .var_as("h", nearest.project(self._projection(distance=True)))
                 .var_as("n", self._of_user(user_id).count())
                 .returning(["h", "n"]))
-            hits, total = found["h"], int(found["n"])
+            total = int(found["n"])
+            hits = [(r, float(h["$distance"])) for h in found["h"] if matches(r := _record(h), flt.where)]
             if len(hits) >= limit or total <= fetch or fetch >= MAX_CANDIDATES:
                 break
             fetch = min(MAX_CANDIDATES, total)  # post-filter removed too many: take all the user's rows
-        hits.sort(key=lambda h: h["$distance"])
-        return [SearchHit(row_to_record(h), 1.0 - 2.0 * float(h["$distance"])) for h in hits[:limit]]
+        hits.sort(key=lambda h: h[1])
+        return [SearchHit(r, 1.0 - 2.0 * d) for r, d in hits[:limit]]
 
     def query(self, flt: MemoryFilter, limit: int = 10_000) -> list[IndexRecord]:
         user_id, preds = predicates(flt)
         # One source predicate (user first, so its equality index picks the rows) is faster than
         # a user lookup followed by ``where``: 2.7 vs 4.6 ms at 4k nodes.
         t = hx.g().n_with_label_where(self.label, hx.Predicate.and_([hx.Predicate.eq("user_id", user_id), *preds]))
-        rows = self._read(hx.read_batch().var_as("r", t.limit(limit).project(self._projection())).returning(["r"]))
-        return [row_to_record(r) for r in rows["r"]]
+        fetch = limit if flt.where is None else MAX_CANDIDATES  # ``filters`` are applied below, in Python
+        rows = self._read(hx.read_batch().var_as("r", t.limit(fetch).project(self._projection())).returning(["r"]))
+        return [rec for r in rows["r"] if matches(rec := _record(r), flt.where)][:limit]
 
     def get(self, memory_ids: list[str]) -> list[IndexRecord]:
         ids = [validate_memory_id(m) for m in memory_ids]
         if not ids:
             return []
         rows = self._read(hx.read_batch().var_as("r", self._by_ids(ids).project(self._projection())).returning(["r"]))
-        return [row_to_record(r) for r in rows["r"]]
+        return [_record(r) for r in rows["r"]]
 
     def count(self) -> int:
         return int(self._read(hx.read_batch().var_as(

@@ -19,10 +19,10 @@ from pymilvus import DataType, MilvusClient
 from pymilvus.exceptions import MilvusException
 
 from agent_memory.embed.base import Vectors
-from agent_memory.errors import BackendUnavailableError, ModelMismatchError, NotFoundError
+from agent_memory.errors import BackendUnavailableError, IndexSchemaError, ModelMismatchError, NotFoundError
 from agent_memory.filters import MemoryFilter, quote
 from agent_memory.ids import validate_id, validate_memory_id
-from agent_memory.index.base import SCALAR_FIELDS, SearchHit, VectorIndex, record_to_row, row_to_record
+from agent_memory.index.base import INDEX_SCHEMA, SCALAR_FIELDS, SearchHit, VectorIndex, record_to_row, row_to_record
 from agent_memory.model import CONTEXT_INDEX_CHARS, EmbeddingInfo, IndexRecord, to_ms
 
 META_PROPERTY = "agent_memory.embedding"
@@ -53,7 +53,8 @@ class MilvusIndex(VectorIndex):
     def ensure(self, embedding: EmbeddingInfo) -> None:
         pin = embedding.model_dump()
         if self.client.has_collection(self.collection):
-            props = self.client.describe_collection(self.collection).get("properties", {})
+            desc = self.client.describe_collection(self.collection)
+            props = desc.get("properties", {})
             found = json.loads(props[META_PROPERTY]) if META_PROPERTY in props else None
             if found is None or {k: found.get(k) for k in ("provider", "model", "dim")} != {
                 k: pin[k] for k in ("provider", "model", "dim")
@@ -62,6 +63,12 @@ class MilvusIndex(VectorIndex):
                     f"collection {self.collection!r} at {self.uri} was built with embedding model "
                     f"{found} but the configured model is {pin}; run `agent-memory reindex` to "
                     "rebuild the index from the originals with the new model")
+            fields = {f["name"] for f in desc.get("fields", [])}
+            missing = sorted(set(SCALAR_FIELDS) - fields)
+            if missing:
+                raise IndexSchemaError(
+                    f"collection {self.collection!r} at {self.uri} predates index schema {INDEX_SCHEMA} (no "
+                    f"{', '.join(missing)}); run `agent-memory reindex` to rebuild it from the originals")
             self._dim = int(found["dim"])
             self.client.load_collection(self.collection)
             return
@@ -79,6 +86,10 @@ class MilvusIndex(VectorIndex):
         schema.add_field("source", DataType.VARCHAR, max_length=32)
         schema.add_field("storage_key", DataType.VARCHAR, max_length=512)
         schema.add_field("context", DataType.VARCHAR, max_length=4 * CONTEXT_INDEX_CHARS)
+        schema.add_field("agent_id", DataType.VARCHAR, max_length=128)
+        schema.add_field("run_id", DataType.VARCHAR, max_length=128)
+        schema.add_field("expires_at", DataType.INT64)
+        schema.add_field("metadata", DataType.JSON)
         schema.add_field("embedding", DataType.FLOAT_VECTOR, dim=embedding.dim)
         index_params = self.client.prepare_index_params()
         index_params.add_index(field_name="embedding", index_type="HNSW", metric_type="IP",

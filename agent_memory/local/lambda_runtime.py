@@ -188,6 +188,9 @@ class Timer:
 
     def __init__(self, handler: Handler, every_s: float, rule_name: str) -> None:
         self.handler, self.every_s, self.rule_name = handler, every_s, rule_name
+        self.runs = 0
+        self.last_result: Any = None
+        """What the last invocation returned (a maintenance report, a canary's result)."""
         self._stop = threading.Event()
         self.thread = threading.Thread(target=self._loop, name=f"timer-{rule_name}", daemon=True)
 
@@ -201,7 +204,8 @@ class Timer:
     def _loop(self) -> None:
         while not self._stop.wait(self.every_s):
             try:
-                self.handler(scheduled_event(self.rule_name), LocalContext(self.rule_name))
+                self.last_result = self.handler(scheduled_event(self.rule_name), LocalContext(self.rule_name))
+                self.runs += 1
             except Exception as exc:  # a failed canary raises on purpose; the alarm is the log line
                 log.warning("%s failed: %s", self.rule_name, exc)
 

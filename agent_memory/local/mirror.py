@@ -9,16 +9,20 @@ stored but never indexed (the mirror stopped between the two) are indexed.
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 import shutil
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
 from agent_memory import runtime
 from agent_memory.config import Settings
+from agent_memory.errors import IndexSchemaError
 from agent_memory.local.bootstrap import (
     Queues,
     ensure_bucket,
@@ -29,8 +33,10 @@ from agent_memory.local.bootstrap import (
 )
 from agent_memory.local.lambda_runtime import HttpGateway, ScheduleQueuePoller, SqsPoller, Timer
 from agent_memory.local.processes import start_moto
+from agent_memory.service import Memory
 
 SELFCHECK_RULE = "agent-memory-selfcheck-daily"
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -42,6 +48,12 @@ class MirrorOptions:
     visibility_timeout_s: int = 10
     """Shorter than on AWS so a failed message is retried within seconds locally."""
     selfcheck_every_s: float = 86_400
+    maintenance_every_s: float = 86_400
+    """The daily maintenance function (expiry, then tiering), as its EventBridge rule runs it."""
+    clock: Callable[[], datetime] | None = None
+    """The memory service's clock (tests move it to make memories expire); None: the real one."""
+    embedder: Any = None
+    """An already-loaded embedder to reuse (tests); None: the configured one."""
     api_key: str | None = None
     s3_endpoint: str | None = None
     """Use this S3 server (e.g. MinIO from docker-compose) instead of the emulator's S3."""
@@ -64,11 +76,14 @@ class Mirror:
     queues: Queues | None = None
     api_key: str = ""
     reconciled: Any = None
+    migrated: Any = None
+    """The rebuild of an index of an older schema at start (a ReindexReport), if one was needed."""
     bucket_settings_skipped: list[str] = field(default_factory=list)
     stack: Any = None
     """The :class:`~agent_memory.local.deployed_stack.StackBinding` in ``localstack-stack`` mode."""
     _servers: list[Any] = field(default_factory=list)
     _parts: list[Any] = field(default_factory=list)
+    _built: Memory | None = None
 
     @property
     def pid_file(self) -> Path:
@@ -145,8 +160,7 @@ class Mirror:
             s = s.model_copy(update={"working_store": "dynamodb", "dynamodb_endpoint_url": emulator_url})
         s = s.model_copy(update={"write_queue_url": self.queues.queue_url})
         self.settings = s
-        runtime.configure(s)
-        memory = runtime.memory()  # cold start: model load, index open
+        memory = self._open_memory(s)
         runtime.write_queue()
         from agent_memory.reindex import index_missing
 
@@ -165,10 +179,37 @@ class Mirror:
             SqsPoller(sqs, self.queues.queue_url, self.queues.queue_arn, ingest.handler,
                       s.ingest_batch_size).start(),
             trigger.start(),
-            Timer(tier.handler, 86_400, "agent-memory-tiering").start(),  # daily, like its rule
+            Timer(tier.handler, o.maintenance_every_s, "agent-memory-tiering").start(),  # daily, like its rule
         ]
         self.pid_file.write_text(str(os.getpid()))
         return self
+
+    def _open_memory(self, s: Settings) -> Memory:
+        """Configure the runtime and build its Memory (cold start: model load, index open). An index
+        of an older schema is rebuilt from the originals first: locally S3 is the source of truth
+        and a rebuild is always safe (on AWS, run `agent-memory reindex` on purpose)."""
+        o = self.options
+        for attempt in (1, 2):
+            try:
+                self._built = Memory(s, embedder=o.embedder, clock=o.clock) if o.clock or o.embedder else None
+                runtime.configure(s, memory=self._built)  # the runtime closes only a Memory it built; stop() ours
+                return runtime.memory()
+            except IndexSchemaError as exc:
+                if attempt == 2:
+                    raise
+                log.warning("%s; rebuilding it from the originals now", exc)
+                from agent_memory.embed import make_embedder
+                from agent_memory.index import open_index
+                from agent_memory.reindex import StoredOriginals, reindex
+                from agent_memory.store import make_store
+
+                originals = StoredOriginals(make_store(s), s.key_prefix)
+                target = open_index(s)
+                try:
+                    self.migrated = reindex(originals, originals.key_of, o.embedder or make_embedder(s), target)
+                finally:
+                    target.close()
+        raise AssertionError("unreachable")
 
     @property
     def stack_dir(self) -> Path:
@@ -218,6 +259,9 @@ class Mirror:
         for part in reversed(self._parts):
             part.stop()
         runtime.reset()
+        if self._built is not None:
+            self._built.close()
+            self._built = None
         for server in reversed(self._servers):
             server.stop()
         self._parts.clear()

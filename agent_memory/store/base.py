@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,9 +32,21 @@ class RawStore(ABC):
     @abstractmethod
     def list_keys(self, prefix: str) -> Iterator[str]: ...
 
+    def list_keys_after(self, prefix: str, start_after: str | None) -> Iterator[str]:
+        """``list_keys`` from the first key after ``start_after`` (keys come in order): a paged
+        reader (the export) starts where its last page ended. S3 starts there itself."""
+        return (k for k in self.list_keys(prefix) if start_after is None or k > start_after)
+
     @abstractmethod
     def delete_all_versions(self, prefix: str) -> int:
         """Remove every object (and every version of it) under ``prefix``; return how many went."""
+
+    def delete_where(self, prefix: str, matches: Callable[[dict[str, Any]], bool]) -> int:
+        """Remove every version of each document under ``prefix`` that ``matches``; return how many
+        object versions went (a scoped erasure: one agent's recall log, decisions...)."""
+        keys = list(self.list_keys(prefix))
+        docs = self.get_many(keys)
+        return sum(self.delete_all_versions(k) for k in keys if (d := docs.get(k)) is not None and matches(d))
 
     @abstractmethod
     def ping(self) -> None:

@@ -49,7 +49,7 @@ class FileStore(RawStore):
         base = self._path(prefix.rstrip("/")) if prefix.strip("/") else self.root
         if not base.exists():
             return
-        for path in sorted(base.rglob("*")):
+        for path in sorted(base.rglob("*")) if base.is_dir() else [base]:  # a prefix may be one whole key
             if path.is_file() and not path.name.startswith(".tmp-"):
                 key = path.relative_to(self.root).as_posix()
                 if key.startswith(prefix):

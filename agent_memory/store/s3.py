@@ -72,9 +72,13 @@ class S3Store(RawStore):
             raise BackendUnavailableError(f"S3 restore of {key} failed: {exc}") from exc
 
     def list_keys(self, prefix: str) -> Iterator[str]:
+        return self.list_keys_after(prefix, None)
+
+    def list_keys_after(self, prefix: str, start_after: str | None) -> Iterator[str]:
         paginator = self.client.get_paginator("list_objects_v2")
+        extra = {"StartAfter": start_after} if start_after else {}
         try:
-            for page in paginator.paginate(Bucket=self.bucket, Prefix=prefix):
+            for page in paginator.paginate(Bucket=self.bucket, Prefix=prefix, **extra):
                 for obj in page.get("Contents", []):
                     yield obj["Key"]
         except (BotoCoreError, ClientError) as exc:

@@ -115,6 +115,64 @@ def test_versions_forget_restore_timeline_erase(api: Any) -> None:
     assert api.timeline(u, include_inactive=True, include_deleted=True) == []
 
 
+def test_agent_and_run_scopes(api: Any) -> None:
+    u = user()
+    [shared] = api.remember(u, "The team meets on Mondays")
+    [mine] = api.remember(u, "The deploy key is in the vault", agent_id="ops", run_id="r1")
+    [theirs] = api.remember(u, "The deploy key is in the drawer", agent_id="dev")
+    hits = api.recall(u, "where is the deploy key", agent_id="ops", min_score=-1, gate=False)
+    assert {h.memory_id for h in hits} == {shared, mine}
+    assert {(h.agent_id, h.run_id) for h in hits if h.memory_id == mine} == {("ops", "r1")}
+    assert {h.memory_id for h in api.recall(u, "deploy key", agent_id="ops", run_id="r2", min_score=-1,
+                                            gate=False)} == {shared}
+    assert {r.id for r in api.timeline(u, agent_id="dev")} == {shared, theirs}
+    assert [v.agent_id for v in api.timeline(u, run_id="r1") if v.id == mine] == ["ops"]
+    with pytest.raises(NotFoundError):
+        api.get(mine, user_id=u, agent_id="dev")
+    with pytest.raises(NotFoundError):
+        api.forget(mine, user_id=u, agent_id="dev")
+    with pytest.raises(InvalidInputError):
+        api.recall(u, "deploy key", agent_id='ops" or agent_id != "')
+    with pytest.raises(InvalidInputError):
+        api.timeline(u, agent_id="../ops")
+    assert api.erase_user(u, agent_id="ops")["index_entries"] == 1
+    assert {r.id for r in api.timeline(u)} == {shared, theirs}
+    assert api.erase_user(u)["index_entries"] == 2
+
+
+def test_metadata_filters(api: Any) -> None:
+    u = user()
+    [apollo] = api.remember(u, "Apollo review moved to Friday", metadata={"project": "apollo", "p": 3,
+                                                                           "due": "2026-03-01"})
+    [gemini] = api.remember(u, "Gemini budget is tight", metadata={"project": "gemini", "p": 1}, session_id="s2")
+    hits = api.recall(u, "what is going on", min_score=-1, gate=False,
+                      filters={"metadata": {"project": {"in": ["apollo", "mercury"]}, "due": {"lt": "2026-04-01"}}})
+    assert [h.memory_id for h in hits] == [apollo] and hits[0].metadata["p"] == 3
+    assert [r.id for r in api.timeline(u, filters={"metadata": {"p": {"lte": 2}}, "session_id": "s2"})] == [gemini]
+    with pytest.raises(InvalidInputError):
+        api.recall(u, "x", filters={"metadata": {'p"] or true or metadata["p': 1}})
+    with pytest.raises(InvalidInputError):
+        api.remember(u, "too deep", metadata={"a": {"b": {"c": {"d": {"e": {"f": 1}}}}}})
+
+
+def test_expiry_fields(api: Any) -> None:
+    u = user()
+    at = (datetime.now(UTC) + timedelta(days=3)).replace(microsecond=0)
+    [fixed] = api.remember(u, "The hotel door code is 4471", expires_at=at)
+    [ttl] = api.remember(u, "My parking spot is B12", ttl_days=0.5)
+    [never] = api.remember(u, "I am allergic to peanuts")
+    rows = {r.id: r.expires_at for r in api.timeline(u)}
+    assert rows[fixed] == at and rows[never] is None
+    assert timedelta(hours=11) < rows[ttl] - datetime.now(UTC) <= timedelta(hours=12)
+    hits = {h.memory_id: h.expires_at for h in api.recall(u, "door code", min_score=-1, gate=False)}
+    assert hits[fixed] == at
+    with pytest.raises(InvalidInputError, match="in the past"):
+        api.remember(u, "x", expires_at=datetime.now(UTC) - timedelta(hours=1))
+    with pytest.raises(InvalidInputError, match="at most one"):
+        api.remember(u, "x", expires_at=at, ttl_days=1)
+    assert len(api.timeline(u, include_expired=True)) == 3
+
+
 def test_idempotency_key_makes_one_memory(api: Any) -> None:
     u = user()
     a = api.remember(u, "My locker code is 0815", idempotency_key="locker-1")

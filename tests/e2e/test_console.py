@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -51,10 +52,10 @@ def test_console_timeline_recall_forget_versions_and_log(mirror: RunningMirror, 
     key = (mirror.data_dir / "api_key").read_text().strip()
     user = "console-demo"
     with MemoryClient(mirror.url, key) as c:
-        [peanuts] = c.remember(user, "我对花生过敏", importance=0.9)
+        [peanuts] = c.remember(user, "我对花生过敏", importance=0.9, ttl_days=400, metadata={"kind": "health"})
         c.remember(user, "I work at Acme", topic_id="employer")
         [globex] = c.remember(user, "I now work at Globex", topic_id="employer")
-        [coffee] = c.remember(user, "I take my coffee black", memory_type="preference")
+        [coffee] = c.remember(user, "I take my coffee black", memory_type="preference", agent_id="barista")
         c.remember("someone-else", "unrelated")
     wait = WebDriverWait(browser, 60)  # generous: the suite runs on 2 loaded cores
 
@@ -75,7 +76,22 @@ def test_console_timeline_recall_forget_versions_and_log(mirror: RunningMirror, 
     assert set(rows) >= {peanuts, globex, coffee} and len(rows) == 4
     assert "superseded" in next(t for t in rows.values() if "Acme" in t)
     assert "active" in rows[globex] and "preference" in rows[coffee]
+    assert "agent:barista" in rows[coffee] and "shared" in rows[globex]  # each memory's scope
+    expires = (datetime.now(UTC) + timedelta(days=400)).date().isoformat()
+    assert expires in rows[peanuts] and "never" in rows[globex]  # and when it expires
     shot(browser, "2-timeline")
+
+    def apply_filters(text: str) -> list[str | None]:
+        box = browser.find_element(By.ID, "filters")
+        box.clear()
+        box.send_keys(text)
+        browser.find_element(By.CSS_SELECTOR, "#filter-form button").click()
+        wait.until(lambda b: ("(filtered)" in b.find_element(By.TAG_NAME, "h1").text) == bool(text))
+        return [r.get_attribute("data-id") for r in browser.find_elements(By.CSS_SELECTOR, "#timeline tr[data-id]")]
+
+    assert apply_filters('{"metadata": {"kind": "health"}}') == [peanuts]  # a metadata filter on the timeline
+    shot(browser, "2b-filtered")
+    assert len(apply_filters("")) == 4
 
     query = browser.find_element(By.ID, "recall-query")
     query.send_keys("点餐时要注意什么")

@@ -178,6 +178,8 @@ def test_functions_get_only_the_s3_actions_they_use(template: Any) -> None:
     docs = json.dumps(resources(template, "AWS::IAM::Policy"))
     assert "s3:*" not in docs and "s3:PutObject*" not in docs
     assert "s3:DeleteObjectVersion" in docs and "s3:ListBucketVersions" in docs
+    for prefix in ("memories/*", "recalls/*", "cold/*", "documents/*", "decisions/*"):
+        assert f"/{prefix}" in docs, prefix  # every prefix the erasure, expiry and tiering jobs write or delete
 
 
 def test_alarms_cover_errors_throttles_dlq_and_canary(template: Any) -> None:

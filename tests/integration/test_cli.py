@@ -52,3 +52,27 @@ def test_tier_command_reports_what_it_did(tmp_path: Path) -> None:
     report = json.loads(run(tmp_path, "tier").stdout)
     assert report["users"] == 1 and report["moved_cold"] == 0 and report["index_rows_now"] == 1
     assert json.loads(run(tmp_path, "tier", "--user", "u1", "--dry-run").stdout)["dry_run"] is True
+
+
+def test_scopes_metadata_and_filters(tmp_path: Path) -> None:
+    apollo = run(tmp_path, "remember", "--user", "u1", "Apollo review on Friday", "--meta", "project=apollo",
+                 "--meta", "priority=3", "--agent", "planner").stdout.strip()
+    gemini = run(tmp_path, "remember", "--user", "u1", "Gemini budget is tight", "--meta", "project=gemini",
+                 "--meta", "priority=1").stdout.strip()
+
+    def recall(*args: str) -> str:
+        return run(tmp_path, "recall", "--user", "u1", "what is going on", "--no-gate", "--min-score", "-1",
+                   *args).stdout
+
+    out = recall("--filter", "priority>=2")
+    assert apollo in out and gemini not in out and "agent:planner" in out
+    out = recall("--filters", '{"metadata": {"project": {"in": ["gemini"]}}}')
+    assert gemini in out and apollo not in out
+    assert apollo not in recall("--agent", "coder") and gemini in recall("--agent", "coder")
+    listed = json.loads(run(tmp_path, "inspect", "--user", "u1", "--filter", "project=apollo|gemini",
+                            "--agent", "planner").stdout)
+    assert {r["id"] for r in listed} == {apollo, gemini}
+    bad = run(tmp_path, "recall", "--user", "u1", "x", "--filter", 'pro"ject=1', check=False)
+    assert bad.returncode == 2 and "key pattern" in " ".join(bad.stderr.split()) and "Traceback" not in bad.stderr
+    erased = json.loads(run(tmp_path, "erase", "--user", "u1", "--agent", "planner", "--yes").stdout)
+    assert erased["index_entries"] == 1

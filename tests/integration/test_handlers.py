@@ -200,6 +200,62 @@ def test_bad_requests_get_json_errors(stack: tuple[Settings, Queues, Any], metho
         assert doc["error"] and doc["message"] and "Traceback" not in json.dumps(doc)
 
 
+@pytest.mark.parametrize("hostile", ['a" or agent_id != "', "../x", "", "x" * 200])
+def test_hostile_scopes_are_422_on_every_route(stack: tuple[Settings, Queues, Any], hostile: str) -> None:
+    u = new_user()
+    for field in ("agent_id", "run_id"):
+        for method, path, body, query in (
+                ("POST", "/v1/memories", {"user_id": u, "content": "x", field: hostile}, None),
+                ("POST", "/v1/recall", {"user_id": u, "query": "x", field: hostile}, None),
+                ("GET", f"/v1/users/{u}/memories", None, {field: hostile}),
+                ("DELETE", f"/v1/users/{u}", None, {field: hostile}),
+                ("GET", "/v1/topics/t/versions", None, {"user_id": u, field: hostile}),
+                ("GET", "/v1/memories/" + "0" * 32, None, {"user_id": u, field: hostile})):
+            got, doc = call_api(method, path, body, query=query)
+            assert got == 422, (method, path, doc)
+            assert doc["message"] and "Traceback" not in json.dumps(doc)
+
+
+@pytest.mark.parametrize("levels", [6, 300, 5_000])
+def test_deeply_nested_metadata_is_422_naming_the_limit(stack: tuple[Settings, Queues, Any], levels: int) -> None:
+    u = new_user()
+    body = f'{{"user_id": "{u}", "content": "x", "metadata": ' + '{"k": ' * levels + "1" + "}" * levels + "}"
+    got, doc = call_api("POST", "/v1/memories", body)
+    assert got == 422, doc
+    assert "depth" in doc["message"] and "Traceback" not in json.dumps(doc)
+    assert call_api("GET", f"/v1/users/{u}/memories")[1]["memories"] == []
+
+
+@pytest.mark.parametrize(("method", "path", "body", "query"), [
+    ("POST", "/v1/recall", {"user_id": "u1", "query": "x", "filters": {"metadata": {'a"]': 1}}}, None),
+    ("POST", "/v1/recall", {"user_id": "u1", "query": "x", "filters": {"metadata": {"a": "x\n"}}}, None),
+    ("POST", "/v1/recall", {"user_id": "u1", "query": "x", "filters": {"metadata": {"a": {"gte": "soon"}}}}, None),
+    ("POST", "/v1/recall", {"user_id": "u1", "query": "x", "filters": {"user_id": "u2"}}, None),
+    ("GET", "/v1/users/u1/memories", None, {"filters": "{not json"}),
+    ("GET", "/v1/users/u1/memories", None, {"filters": '{"metadata": {"a b": 1}}'}),
+    ("GET", "/v1/users/u1/memories", None, {"filters": '["x"]'}),
+])
+def test_hostile_filters_are_422(stack: tuple[Settings, Queues, Any], method: str, path: str, body: Any,
+                                 query: dict[str, str] | None) -> None:
+    got, doc = call_api(method, path, body, query=query)
+    assert got == 422, doc
+    assert doc["message"] and "Traceback" not in json.dumps(doc)
+
+
+def test_filters_through_the_api(stack: tuple[Settings, Queues, Any]) -> None:
+    _, queues, sqs = stack
+    u = new_user()
+    for content, meta in (("Apollo review on Friday", {"project": "apollo", "p": 3}),
+                          ("Gemini budget is tight", {"project": "gemini", "p": 1})):
+        assert call_api("POST", "/v1/memories", {"user_id": u, "content": content, "metadata": meta})[0] == 202
+    drain(sqs, queues)
+    _, body = call_api("POST", "/v1/recall", {"user_id": u, "query": "what is going on", "gate": False,
+                                              "min_score": -1, "filters": {"metadata": {"p": {"gte": 2}}}})
+    assert [h["metadata"]["project"] for h in body["memories"]] == ["apollo"]
+    _, body = call_api("GET", f"/v1/users/{u}/memories", query={"filters": '{"metadata": {"project": "gemini"}}'})
+    assert [r["metadata"]["project"] for r in body["memories"]] == ["gemini"]
+
+
 def test_form_body_is_refused_as_unsupported(stack: tuple[Settings, Queues, Any]) -> None:
     got, doc = call_api("POST", "/v1/recall", "user_id=u1&query=x", content_type="application/x-www-form-urlencoded")
     assert got == 415 and doc["error"] == "UnsupportedMediaType"
@@ -283,3 +339,16 @@ def test_api_key_acts_only_for_its_users(stack: tuple[Settings, Queues, Any]) ->
             assert call_api("GET", "/v1/users", api_key=key)[0] == 200
     finally:
         runtime.configure(s, memory=runtime.memory())
+
+
+def test_openapi_documents_scopes_filters_and_expiry(stack: tuple[Settings, Queues, Any]) -> None:
+    status, doc = call_api("GET", "/openapi.json")
+    assert status == 200
+    schemas = doc["components"]["schemas"]
+    assert {"agent_id", "run_id", "metadata", "expires_at", "ttl_days"} <= set(schemas["RememberRequest"]["properties"])
+    assert {"agent_id", "run_id", "filters"} <= set(schemas["RecallRequest"]["properties"])
+    assert {"metadata", "session_id", "topic_id", "memory_types", "created_at"} <= set(schemas["Filters"]["properties"])
+    assert {"eq", "in", "gt", "gte", "lt", "lte"} <= set(schemas["Condition"]["properties"])
+    params = {p["name"] for p in doc["paths"]["/v1/users/{user_id}/memories"]["get"]["parameters"]}
+    assert {"agent_id", "run_id", "filters", "include_expired"} <= params
+    assert {"agent_id", "run_id"} <= {p["name"] for p in doc["paths"]["/v1/users/{user_id}"]["delete"]["parameters"]}

@@ -72,3 +72,24 @@ def test_streamable_http_transport(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_an_agent_bound_server_sees_its_own_and_shared_memories_only(tmp_path: Path, embedder: Any) -> None:
+    from agent_memory import Memory, Settings
+    from agent_memory.mcp_server import build_server
+
+    m = Memory(Settings(data_dir=tmp_path, consistency_level="Strong"), embedder=embedder)
+    [shared] = m.remember(user_id="u1", content="The user's name is Ana")
+    [other] = m.remember(user_id="u1", content="The user's bank is Globex Bank", agent_id="finance")
+
+    async def run() -> None:
+        async with Client(build_server(m, "u1", agent_id="travel")) as c:
+            [mine] = data(await c.call_tool("remember", {"content": "The user prefers window seats"}))["memory_ids"]
+            found = data(await c.call_tool("recall", {"query": "user name, bank and seats", "top_k": 10}))
+            assert {x["memory_id"] for x in found["memories"]} <= {shared, mine} and other not in str(found)
+            assert (await c.call_tool("forget", {"memory_id": other})).is_error  # another agent's: not found
+
+    asyncio.run(run())
+    assert m.get(other, user_id="u1")["record"]["deleted_at"] is None
+    assert [r.agent_id for r in m.timeline("u1", agent_id="travel") if r.agent_id] == ["travel"]
+    m.close()
