@@ -33,3 +33,19 @@ class RecallLog:
 
     def erase(self, user_id: str) -> int:
         return self.store.delete_all_versions(self._user_prefix(user_id))
+
+    def scrub(self, user_id: str, memory_ids: set[str]) -> int:
+        """Remove the text of erased memories from the user's recall log: each entry that lists one
+        of ``memory_ids`` as a candidate is rewritten without its summary, and every older version of
+        that entry (which still holds it) is deleted first. Returns how many entries changed."""
+        keys = list(self.store.list_keys(self._user_prefix(user_id)))
+        changed = 0
+        for key, doc in self.store.get_many(keys).items():
+            if doc is None or not any(c.get("memory_id") in memory_ids for c in doc.get("candidates", [])):
+                continue
+            doc["candidates"] = [{**c, "summary": "(erased)"} if c.get("memory_id") in memory_ids else c
+                                 for c in doc["candidates"]]
+            self.store.delete_all_versions(key)
+            self.store.put_json(key, doc)
+            changed += 1
+        return changed

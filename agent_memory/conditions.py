@@ -195,8 +195,8 @@ def as_filters(value: Filters | dict[str, Any] | str | None) -> Filters | None:
             value = json.loads(value)
         except ValueError:
             raise InvalidInputError("filters must be a JSON object") from None
-        if not isinstance(value, dict):
-            raise InvalidInputError("filters must be a JSON object")
+    if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+        raise InvalidInputError("filters must be a JSON object")
     result: Filters = validated(Filters, **value)
     return result
 

@@ -5,7 +5,8 @@ A memory gets ``expires_at`` at ``remember`` (given, or ``ttl_days`` from storin
 the timeline filter on it, so nothing waits for this job) and never absorbs a new memory as its
 duplicate or older version. This job then removes it like an erasure: every S3 version of its
 original (and of the stored document of a chunked one), its index row, its entry in the cold
-manifest. It runs inside the daily maintenance function (:mod:`lambdas.tier`), before tiering, with
+manifest, and its text in the recall log (the entries keep that it was a candidate, not what it
+said). It runs inside the daily maintenance function (:mod:`lambdas.tier`), before tiering, with
 the memory service's clock, so tests move time instead of waiting for it.
 """
 
@@ -31,6 +32,8 @@ class ExpiryReport:
     """Memories erased because they expired."""
     index_entries: int = 0
     object_versions: int = 0
+    recall_logs_scrubbed: int = 0
+    """Recall-log entries rewritten without the erased memories' text."""
     per_user: dict[str, int] = field(default_factory=dict)
 
 
@@ -51,6 +54,7 @@ def expire_user(memory: Memory, user_id: str, now: datetime | None = None,
         report.expired += len(rows)
         report.index_entries += counts["index_entries"]
         report.object_versions += counts["object_versions"]
+        report.recall_logs_scrubbed += counts["recall_logs_scrubbed"]
         report.per_user[user_id] = len(rows)
     return report
 

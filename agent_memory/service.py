@@ -797,10 +797,10 @@ class Memory:
 
     def erase_records(self, user_id: str, records: Sequence[IndexRecord]) -> dict[str, int]:
         """Hard-delete these memories of one user: every S3 version of each original (and of the whole
-        document of a chunked one), then the index rows and the cold-manifest entries. Used by a
-        scoped erasure and by the expiry job."""
+        document of a chunked one), then the index rows and the cold-manifest entries, and their
+        summaries in the recall log. Used by a scoped erasure and by the expiry job."""
         if not records:
-            return {"index_entries": 0, "object_versions": 0, "recall_logs": 0}
+            return {"index_entries": 0, "object_versions": 0, "recall_logs": 0, "recall_logs_scrubbed": 0}
         ids = {r.id for r in records}
         documents: set[str] = set()
         for r in records:
@@ -815,7 +815,9 @@ class Memory:
         cold = self._cold(user_id)
         if any(r.id in ids for r in cold):
             save_cold(self.store, self.settings.cold_prefix, user_id, [r for r in cold if r.id not in ids])
-        return {"index_entries": len(hot), "object_versions": n_objects, "recall_logs": 0}
+        scrubbed = self.recall_log.scrub(user_id, ids)  # the log keeps who was chosen, not what they said
+        return {"index_entries": len(hot), "object_versions": n_objects, "recall_logs": 0,
+                "recall_logs_scrubbed": scrubbed}
 
     # ---------------------------------------------------------- working memory
     def working(self, session_id: str, user_id: str = "default") -> WorkingMemory:

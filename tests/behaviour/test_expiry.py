@@ -72,8 +72,10 @@ def test_expired_memories_are_never_recalled_then_erased(memory: Memory, clock: 
     assert recalled() == {keeps}
     key = memory.storage_key(u, day)
     assert _versions(memory, key) >= 1
+    assert any("B12" in str(r["candidates"]) for r in memory.recalls(u))
     report = expire_user(memory, u)
     assert (report.expired, report.index_entries) == (3, 3) and report.object_versions >= 3
+    assert report.recall_logs_scrubbed >= 1 and not any("B12" in str(r["candidates"]) for r in memory.recalls(u))
     for mid in (day, task, fixed):
         assert _versions(memory, memory.storage_key(u, mid)) == 0
         with pytest.raises(NotFoundError):

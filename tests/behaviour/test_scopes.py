@@ -78,6 +78,7 @@ def test_erasing_a_scope_removes_exactly_it(memory: Memory) -> None:
     ids = _remember_scoped(memory, u)
     memory.recall(user_id=u, query="codename", agent_id="planner", gate=False)
     memory.recall(user_id=u, query="codename", agent_id="coder", gate=False)
+    memory.recall(user_id=u, query="codename", gate=False, min_score=-1, top_k=20)  # the user's view: all scopes
     counts = memory.erase_user(u, agent_id="planner", run_id="r1")
     assert counts["index_entries"] == 1 and counts["object_versions"] >= 1
     gone = {r.id for r in memory.timeline(u)} ^ set(ids.values())
@@ -87,7 +88,10 @@ def test_erasing_a_scope_removes_exactly_it(memory: Memory) -> None:
     assert {r.id for r in memory.timeline(u, include_inactive=True, include_deleted=True)} == {
         ids["shared"], ids["b"], ids["r1"]}
     assert not [k for k in memory.store.list_keys(f"memories/{u}/") if ids["a"] in k or ids["a_r2"] in k]
-    assert [r["agent_id"] for r in memory.recalls(u)] == ["coder"]
+    logs = memory.recalls(u)
+    assert [r["agent_id"] for r in logs] == [None, "coder"]  # the planner's recalls went
+    text = str(logs[0]["candidates"])
+    assert "(erased)" in text and "(a)" not in text and "(shared)" in text  # and its memories' text
     counts = memory.erase_user(u)  # the whole user, every scope
     assert counts["index_entries"] == 3
     assert list(memory.store.list_keys(f"memories/{u}/")) == []
