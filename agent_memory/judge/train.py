@@ -11,7 +11,7 @@ Threshold choices (each from out-of-fold probabilities, so not fitted to memoris
 - query gate: the highest threshold on P(personal) that still passes >= ``PERSONAL_TARGET`` of
   the personal queries.
 The cascade band of each is the probability range around its threshold that holds half of the
-out-of-fold mistakes (there a language model, when configured, decides).
+out-of-fold mistakes, capped at 15 % of the rows (there a language model, when configured, decides).
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ KEEP_TARGET = 0.96
 FALSE_CHANGE = 0.03
 PERSONAL_TARGET = 0.97
 BAND_ERRORS = 0.5
+BAND_SHARE = 0.15
 Progress = Callable[[str, int], None]
 
 
@@ -63,11 +64,15 @@ def _text_matrix(texts: Sequence[str], vectors: Sequence[Array | None], rules: b
 
 
 def _band(p: Array, wrong: Array, threshold: float) -> list[float]:
-    """The narrowest range around ``threshold`` holding ``BAND_ERRORS`` of the mistakes."""
+    """The narrowest range around ``threshold`` holding ``BAND_ERRORS`` of the mistakes, but no
+    wider than holding ``BAND_SHARE`` of all rows: a sharp model's mistakes are confident too, and
+    the hidden-layer trigger's half-the-mistakes band held half of all turns (each a language-model
+    call when a cascade is configured)."""
     dist = np.sort(np.abs(p[wrong] - threshold))
     if not len(dist):
         return [threshold, threshold]
-    r = float(dist[min(len(dist) - 1, int(np.ceil(BAND_ERRORS * len(dist))) - 1)])
+    r = min(float(dist[min(len(dist) - 1, int(np.ceil(BAND_ERRORS * len(dist))) - 1)]),
+            float(np.quantile(np.abs(p - threshold), BAND_SHARE)))
     return [round(max(0.0, threshold - r), 4), round(min(1.0, threshold + r), 4)]
 
 
