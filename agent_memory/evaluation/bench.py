@@ -26,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import partial
@@ -105,7 +105,9 @@ def handler_cold_start(settings_env: dict[str, str], handler: str = "api") -> di
 
 
 def run(n: int, users: int, settings: Settings, on_progress: Progress | None = None,
-        recall_queries: int = 400, label: str = "") -> dict[str, Any]:
+        recall_queries: int = 400, label: str = "", peers: Sequence[str] = ()) -> dict[str, Any]:
+    """Our figures; each of ``peers`` then loads the same memories and answers the same queries
+    (``peers.bench_columns``), under ``peers`` in the result with ratios to ours."""
     from agent_memory.service import Memory
 
     def tick(stage: str, k: int = 1) -> None:
@@ -207,7 +209,7 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
     cold = handlers["api"]
     m.index.drop()  # the collection is the bench's own; an external index keeps nothing
     m.close()
-    return {
+    ours: dict[str, Any] = {
         "label": label, "memories": n, "users": users, "index": backend_name(settings.resolved_index_uri),
         "store": settings.store, "embedding": m.embedder.info.model_dump(),
         "bulk_load_memories_per_s": round(n / t_load, 1), "index_build_wait_s": round(index_build_s, 1),
@@ -223,6 +225,15 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
         "handler_init_s": cold["init_s"], "handler_cold_start": cold, "handlers_cold_start": handlers,
         "cpu_count": os.cpu_count(),
     }
+    if peers:
+        from agent_memory.evaluation.peers import bench_columns
+
+        columns: dict[str, Any] = {}
+        for name in peers:
+            peer = bench_columns.run(name, m.embedder, n, users, qs, _pcts, on_progress)
+            columns[name] = peer | {"ratio_to_ours": bench_columns.ratios(peer, ours)}
+        ours["peers"] = columns
+    return ours
 
 
 def backend_name(uri: str) -> str:
