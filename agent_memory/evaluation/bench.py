@@ -272,11 +272,13 @@ def plot(result: dict[str, Any], out: Path) -> None:
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
     series = {"recall, 1 caller": result["recall_ms_c1"], "recall, 8 callers": result["recall_ms_c8"],
               "index-only search": result["index_search_ms"]}
+    for name, peer in result.get("peers", {}).items():  # bench --peer: its search beside our recall
+        series |= {f"{name} search, 1 caller": peer["search_ms_c1"], f"{name} search, 8 callers": peer["search_ms_c8"]}
     pcts = ("p50", "p95", "p99")
     width = 0.8 / len(series)
     for i, (name, values) in enumerate(series.items()):
         left.bar([x + i * width for x in range(len(pcts))], [values[p] for p in pcts], width, label=name)
-    left.set_xticks([x + width for x in range(len(pcts))], pcts)
+    left.set_xticks([x + width * (len(series) - 1) / 2 for x in range(len(pcts))], pcts)
     left.set_yscale("log")
     left.set_ylabel("ms (log scale)")
     left.legend(fontsize=8)

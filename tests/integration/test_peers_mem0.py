@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from agent_memory.cli import app
 from agent_memory.embed.base import Embedder
-from agent_memory.evaluation import locomo
+from agent_memory.evaluation import bench, locomo
 from agent_memory.evaluation.bench import _pcts
 from agent_memory.evaluation.peers import bench_columns, configurations, open_peers, require
 
@@ -141,7 +141,7 @@ def test_our_embeddings_wrapper_returns_our_vectors(embedder: Embedder) -> None:
     np.testing.assert_allclose(wrapped.embed_documents([text, "x"]), embedder.embed_documents([text, "x"]), atol=1e-7)
 
 
-def test_bench_columns_time_the_same_data_and_queries(embedder: Embedder) -> None:
+def test_bench_columns_time_the_same_data_and_queries(embedder: Embedder, tmp_path: Path) -> None:
     queries = [("bench-u00000", "What do I like to drink?"), ("bench-u00001", "When is my rent due?")] * 3
     peer = bench_columns.run("mem0", embedder, 40, 2, queries, _pcts)
     assert peer["memories"] == 40 and peer["add_memories_per_s"] > 0
@@ -151,6 +151,12 @@ def test_bench_columns_time_the_same_data_and_queries(embedder: Embedder) -> Non
     r = bench_columns.ratios(peer, ours)
     assert r["search_p95_c8_vs_recall"] == pytest.approx(peer["search_ms_c8"]["p95"] / 80.0, abs=1e-3)
     assert r["add_vs_ingest_worker"] == pytest.approx(peer["add_memories_per_s"] / 200.0, abs=1e-3)
+    latency = {"p50": 1.0, "p95": 2.0, "p99": 3.0}
+    plotted = {"recall_ms_c1": latency, "recall_ms_c8": latency, "index_search_ms": latency,
+               "recall_phases_ms_c1": {"search": latency}, "memories": 40, "users": 2, "index": "milvus-lite",
+               "store": "file", "cpu_count": 2, "peers": {"mem0": peer}}
+    bench.plot(plotted, tmp_path / "bench.png")  # the peer's bars beside ours
+    assert (tmp_path / "bench.png").stat().st_size > 1000
 
 
 def test_eval_command_with_a_peer_prints_the_ratio_table(tmp_path: Path) -> None:
