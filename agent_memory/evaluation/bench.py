@@ -26,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import partial
@@ -105,7 +105,9 @@ def handler_cold_start(settings_env: dict[str, str], handler: str = "api") -> di
 
 
 def run(n: int, users: int, settings: Settings, on_progress: Progress | None = None,
-        recall_queries: int = 400, label: str = "") -> dict[str, Any]:
+        recall_queries: int = 400, label: str = "", peers: Sequence[str] = ()) -> dict[str, Any]:
+    """Our figures; each of ``peers`` then loads the same memories and answers the same queries
+    (``peers.bench_columns``), under ``peers`` in the result with ratios to ours."""
     from agent_memory.service import Memory
 
     def tick(stage: str, k: int = 1) -> None:
@@ -207,7 +209,7 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
     cold = handlers["api"]
     m.index.drop()  # the collection is the bench's own; an external index keeps nothing
     m.close()
-    return {
+    ours: dict[str, Any] = {
         "label": label, "memories": n, "users": users, "index": backend_name(settings.resolved_index_uri),
         "store": settings.store, "embedding": m.embedder.info.model_dump(),
         "bulk_load_memories_per_s": round(n / t_load, 1), "index_build_wait_s": round(index_build_s, 1),
@@ -223,6 +225,15 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
         "handler_init_s": cold["init_s"], "handler_cold_start": cold, "handlers_cold_start": handlers,
         "cpu_count": os.cpu_count(),
     }
+    if peers:
+        from agent_memory.evaluation.peers import bench_columns
+
+        columns: dict[str, Any] = {}
+        for name in peers:
+            peer = bench_columns.run(name, m.embedder, n, users, qs, _pcts, on_progress)
+            columns[name] = peer | {"ratio_to_ours": bench_columns.ratios(peer, ours)}
+        ours["peers"] = columns
+    return ours
 
 
 def backend_name(uri: str) -> str:
@@ -261,11 +272,13 @@ def plot(result: dict[str, Any], out: Path) -> None:
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
     series = {"recall, 1 caller": result["recall_ms_c1"], "recall, 8 callers": result["recall_ms_c8"],
               "index-only search": result["index_search_ms"]}
+    for name, peer in result.get("peers", {}).items():  # bench --peer: its search beside our recall
+        series |= {f"{name} search, 1 caller": peer["search_ms_c1"], f"{name} search, 8 callers": peer["search_ms_c8"]}
     pcts = ("p50", "p95", "p99")
     width = 0.8 / len(series)
     for i, (name, values) in enumerate(series.items()):
         left.bar([x + i * width for x in range(len(pcts))], [values[p] for p in pcts], width, label=name)
-    left.set_xticks([x + width for x in range(len(pcts))], pcts)
+    left.set_xticks([x + width * (len(series) - 1) / 2 for x in range(len(pcts))], pcts)
     left.set_yscale("log")
     left.set_ylabel("ms (log scale)")
     left.legend(fontsize=8)

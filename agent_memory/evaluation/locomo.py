@@ -15,7 +15,7 @@ import statistics
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -160,9 +160,13 @@ def run_extracted(convs: list[Conversation], settings: Settings,
 
 
 def run(path: Path, settings: Settings | None = None, on_progress: Callable[[str, int], None] | None = None,
-        limit_conversations: int | None = None, extracted: bool = True) -> dict[str, Any]:
+        limit_conversations: int | None = None, extracted: bool = True, peers: Sequence[str] = ()) -> dict[str, Any]:
     """Evaluate; ``on_progress(stage, n)`` advances a progress bar. ``extracted`` adds the second
-    mode (:func:`run_extracted`) as the method ``agent-memory (extracted)``."""
+    mode (:func:`run_extracted`) as the method ``agent-memory (extracted)``; each of ``peers``
+    (``agent_memory.evaluation.peers``) adds its configurations as methods on the same turns and
+    questions, with the same embedding model, and ``peers`` in the result: their configuration,
+    add throughput and ratios to ours."""
+    from agent_memory.evaluation.peers.locomo_columns import PeerColumns
     from agent_memory.service import Memory
 
     convs = load(path)[:limit_conversations]
@@ -172,6 +176,8 @@ def run(path: Path, settings: Settings | None = None, on_progress: Callable[[str
             "deduplicate": False, "detect_changes": False})  # one memory per turn, as the benchmark's setup
         memory = Memory(s)
         results = {"agent-memory": MethodResult(), "dense": MethodResult(), "bm25": MethodResult()}
+        columns = PeerColumns(peers, memory.embedder, Path(tmp) / "peers", on_progress)
+        results |= columns.results
         t_ingest = 0.0
         n_turns = 0
         for conv in convs:
@@ -188,6 +194,7 @@ def run(path: Path, settings: Settings | None = None, on_progress: Callable[[str
             plain = memory.embedder.embed_documents(contents)
             if on_progress:
                 on_progress("ingest", len(conv.turns))
+            columns.ingest(user, conv.turns)
             for q in conv.questions:
                 evidence, cat = set(q["evidence"]), int(q["category"])
                 t0 = time.perf_counter()
@@ -195,12 +202,17 @@ def run(path: Path, settings: Settings | None = None, on_progress: Callable[[str
                 results["agent-memory"].latencies_ms.append((time.perf_counter() - t0) * 1000)
                 results["agent-memory"].add([dia_of[h.memory_id] for h in hits], evidence, cat)
                 qv = memory.embedder.embed_query(q["question"])
-                results["dense"].add(_ranked(plain @ qv, dia_ids), evidence, cat)
+                similarity = plain @ qv
+                dense = [(dia_ids[i], float(similarity[i])) for i in np.argsort(-similarity, kind="stable")]
+                results["dense"].add([d for d, _ in dense[:max(KS)]], evidence, cat)
                 results["bm25"].add(_ranked(bm25_scores(q["question"], contents), dia_ids), evidence, cat)
+                columns.ask(user, q["question"], evidence, cat, {"dense": dense})
                 if on_progress:
                     on_progress("questions", 1)
         memory.close()
+        columns.close()
     methods = {name: r.summary() for name, r in results.items()}
+    ingest_rate = round(n_turns / t_ingest, 1) if t_ingest else None
     extraction = None
     if extracted:
         extraction = run_extracted(convs, settings or Settings(), on_progress)
@@ -215,8 +227,9 @@ def run(path: Path, settings: Settings | None = None, on_progress: Callable[[str
                      "dense_weight": s.dense_weight if s.dense_weight is not None
                      else memory.embedder.default_dense_weight,
                      "candidate_limit": s.candidate_limit},
-        "ingest_memories_per_s": round(n_turns / t_ingest, 1) if t_ingest else None,
+        "ingest_memories_per_s": ingest_rate,
         "methods": methods, "extraction": extraction,
+        "peers": columns.report(methods, ingest_rate),
     }
 
 
