@@ -502,9 +502,9 @@ class Memory:
             rehydrated = self.rehydrate(req.user_id)["rehydrated"]
             if rehydrated:
                 result, entry = self._recall_once(req, rehydrated)
-        if entry is not None:
+        if entry is not None:  # queued: written in the background (see :mod:`agent_memory.audit`)
             t0 = time.perf_counter()
-            self.recall_log.append(req.user_id, result.recall_id, entry)
+            self.recall_log.submit(req.user_id, result.recall_id, entry)
             result.timings_ms["log"] = (time.perf_counter() - t0) * 1e3
         return result
 
@@ -818,6 +818,7 @@ class Memory:
 
         counts["object_versions"] += self.store.delete_where(
             user_prefix(self.settings.decisions_prefix, user_id), in_scope)
+        self.recall_log.flush()  # a queued entry written after the erasure would outlive it
         counts["recall_logs"] = self.store.delete_where(user_prefix(self.settings.recall_log_prefix, user_id), in_scope)
         return counts
 
@@ -905,7 +906,11 @@ class Memory:
         return run_selfcheck(self)
 
     def close(self) -> None:
-        self.index.close()
+        """Write the queued recall-log entries, then release the index."""
+        try:
+            self.recall_log.close()
+        finally:
+            self.index.close()
 
 
 def _keywords_only(query: str) -> bool:

@@ -1,7 +1,10 @@
 """Recall in one round trip: a memory whose index row holds its whole content is answered from
-the row (no read of the original), a longer one from its original."""
+the row (no read of the original), a longer one from its original; and every recall is logged,
+with the log written off the recall's path."""
 
 from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
 
 from agent_memory import Memory
 from tests.conftest import new_user
@@ -45,3 +48,14 @@ def test_an_erased_scope_leaves_no_row_to_answer_from(memory: Memory) -> None:
     ids = {h.memory_id for h in memory.recall(user_id=u, query="trains or flights", min_score=-1, top_k=20)}
     assert mine not in ids and shared in ids
 
+
+def test_every_recall_is_logged(memory: Memory) -> None:
+    u = new_user()
+    memory.remember(user_id=u, content="I am allergic to peanuts.")
+    queries = [f"what am I allergic to ({i})" for i in range(40)]
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(lambda q: memory.recall(user_id=u, query=q), queries))
+    logged = {e["recall_id"]: e for e in memory.recalls(u, limit=500)}
+    assert {r.recall_id for r in results} <= set(logged)
+    assert all(logged[r.recall_id]["chosen"] == [h.memory_id for h in r] for r in results)
+    assert len(logged) == len(results)  # one entry each, none twice
