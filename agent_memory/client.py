@@ -331,12 +331,12 @@ class MemoryClient(_Base):
                conversation: Sequence[dict[str, Any] | Message] | None = None,
                consistency: str | None = None, log: bool = True, include_cold: bool = False,
                gate: bool | None = None, agent_id: str | None = None, run_id: str | None = None,
-               filters: Filters | dict[str, Any] | None = None) -> RecallResult:
+               filters: Filters | dict[str, Any] | None = None, fetch_originals: bool = False) -> RecallResult:
         return self._run(_Api.recall(user_id, query, top_k=top_k, min_score=min_score, memory_types=memory_types,
                                      include_inferred=include_inferred, min_importance=min_importance,
                                      conversation=conversation, consistency=consistency, log=log,
                                      include_cold=include_cold, gate=gate, agent_id=agent_id, run_id=run_id,
-                                     filters=filters))
+                                     filters=filters, fetch_originals=fetch_originals))
 
     def get(self, memory_id: str, user_id: str | None = None, *, agent_id: str | None = None,
             run_id: str | None = None) -> dict[str, Any]:

@@ -13,6 +13,13 @@ from typing import Literal
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+INDEX_CONTENT_FIELD_BYTES = 16_384
+"""Size of the index's ``content`` field (a Milvus VARCHAR counts UTF-8 bytes; HelixDB has no cap,
+the same bound keeps both backends alike). Raising it is an index schema change."""
+INDEX_CONTENT_BYTES = 8_192
+"""Default ``index_content_bytes``: a whole chunk (``chunk_size_tokens`` 640, ~3 KB of English,
+~6 KB of CJK) and every ordinary statement fit."""
+
 MemoryType = Literal["preference", "fact", "task", "event", "plan"]
 Source = Literal["user_said", "agent_inferred"]
 MEMORY_TYPES: tuple[str, ...] = ("preference", "fact", "task", "event", "plan")
@@ -202,6 +209,10 @@ class Settings(BaseSettings):
     """A window also covers this many days after it: an event is often talked about afterwards."""
     recall_log: bool = True
     context_max_chars: int = 4000
+    index_content_bytes: int = Field(INDEX_CONTENT_BYTES, ge=0, le=INDEX_CONTENT_FIELD_BYTES)
+    """A memory whose content is at most this many UTF-8 bytes is kept whole in its index row, and
+    recall answers from the row with no read of the original (S3 GET); a longer one is read from the
+    store at recall. 0 reads every original. Applies to rows written from then on."""
 
     # --- expiry (see agent_memory.expiry) ---------------------------------------
     ttl_days_by_type: dict[str, float] = {}

@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from agent_memory.conditions import Filters
-from agent_memory.config import MemoryType, Source
+from agent_memory.config import INDEX_CONTENT_BYTES, MemoryType, Source
 from agent_memory.errors import InvalidInputError
 from agent_memory.ids import validate_id
 from agent_memory.metadata import check_metadata
@@ -156,6 +156,9 @@ class RecallRequest(BaseModel):
     """Narrow to this run: memories of this run plus those tied to no run."""
     filters: Filters | None = None
     """Conditions on metadata, session, topic, types and creation time, all of which must hold."""
+    fetch_originals: bool = False
+    """Read every chosen memory's original from the store (S3) instead of answering from the
+    index rows that hold the whole content: slower, and checks each against the source of truth."""
 
     @field_validator("user_id")
     @classmethod
@@ -258,9 +261,14 @@ class IndexRecord(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
     tier: Literal["hot", "cold"] = "hot"
     """Not stored in the index: ``cold`` marks a row read from the user's cold manifest."""
+    content: str | None = Field(None, exclude=True)
+    """The original's whole content when the row holds it (up to ``index_content_bytes``), else
+    None: recall then reads the original. Internal to the index (never in listings or manifests)."""
 
     @classmethod
-    def from_original(cls, o: Original, storage_key: str) -> IndexRecord:
+    def from_original(cls, o: Original, storage_key: str,
+                      content_bytes: int = INDEX_CONTENT_BYTES) -> IndexRecord:
+        """The row of ``o``; its content is kept whole when it has at most ``content_bytes`` bytes."""
         return cls(
             id=o.memory_id, user_id=o.user_id, session_id=o.session_id,
             memory_type=o.memory_type, summary=o.summary, importance=o.importance,
@@ -268,6 +276,7 @@ class IndexRecord(BaseModel):
             deleted_at=o.state.deleted_at, source=o.source, storage_key=storage_key,
             context=(o.context or "")[-CONTEXT_INDEX_CHARS:], agent_id=o.agent_id, run_id=o.run_id,
             expires_at=o.expires_at, metadata=o.metadata,
+            content=o.content if len(o.content.encode("utf-8")) <= content_bytes else None,
         )
 
     @property
@@ -311,8 +320,9 @@ class RecallHit(BaseModel):
     run_id: str | None = None
     expires_at: datetime | None = None
     archived: bool = False
-    """The original is in an archive storage class: ``content`` is the index summary and a
-    restore was requested; a later recall returns the full original."""
+    """The original is in an archive storage class and the index row does not hold its whole
+    content: ``content`` is the index summary and a restore was requested; a later recall
+    returns the full original."""
 
 
 class RecallResult(list[RecallHit]):

@@ -255,8 +255,8 @@ class Memory:
         if self.settings.deduplicate or self.settings.detect_changes:
             originals = self._judge_changes(originals, vectors)
         originals = [o if o.state.duplicate_of else self._resolve_topic(o) for o in originals]
-        records = [IndexRecord.from_original(o, self.storage_key(o.user_id, o.memory_id))
-                   for o in originals]
+        records = [IndexRecord.from_original(o, self.storage_key(o.user_id, o.memory_id),
+                                             self.settings.index_content_bytes) for o in originals]
         self.index.write(records, vectors)
         for o in originals:
             for old_id in o.state.supersedes:
@@ -396,7 +396,7 @@ class Memory:
                 return o
             original.topic_id = topic
             self.store.put_json(old.storage_key, original.model_dump(mode="json"))  # S3 first
-            self.index.write([IndexRecord.from_original(original, old.storage_key)],
+            self.index.write([IndexRecord.from_original(original, old.storage_key, self.settings.index_content_bytes)],
                              self.embedder.embed_documents([original.embedding_text()]))
         updated = o.model_copy(update={"topic_id": topic, "provenance": {**o.provenance, "change": why}})
         self.store.put_json(self.storage_key(o.user_id, o.memory_id), updated.model_dump(mode="json"))
@@ -467,7 +467,7 @@ class Memory:
                conversation: Sequence[dict[str, Any] | Message] | None = None,
                consistency: str | None = None, log: bool = True, include_cold: bool = False,
                gate: bool | None = None, agent_id: str | None = None, run_id: str | None = None,
-               filters: Filters | dict[str, Any] | None = None) -> RecallResult:
+               filters: Filters | dict[str, Any] | None = None, fetch_originals: bool = False) -> RecallResult:
         """The few memories most relevant to ``query``, best first, with a ``context`` block.
 
         Scopes: with ``agent_id`` only that agent's memories and the user's shared ones (no agent)
@@ -482,13 +482,16 @@ class Memory:
         a recall that finds nothing hot does so by itself when the user has a cold tier.
 
         With ``conversation``, a query that refers back into it ("do the same as last time") is
-        rewritten to be self-contained first (:mod:`agent_memory.pipeline.rewrite`)."""
+        rewritten to be self-contained first (:mod:`agent_memory.pipeline.rewrite`).
+
+        Content comes from the index rows, which hold it whole up to ``index_content_bytes``; longer
+        memories are read from the store, and every one with ``fetch_originals``."""
         req: RecallRequest = validated(
             RecallRequest, user_id=user_id, query=query, top_k=top_k, min_score=min_score,
             memory_types=list(memory_types) if memory_types is not None else None,
             include_inferred=include_inferred, min_importance=min_importance,
             conversation=conversation, consistency=consistency, log=log, include_cold=include_cold, gate=gate,
-            agent_id=agent_id, run_id=run_id, filters=filters)
+            agent_id=agent_id, run_id=run_id, filters=filters, fetch_originals=fetch_originals)
         return self.recall_request(req)
 
     def recall_request(self, req: RecallRequest) -> RecallResult:
@@ -499,9 +502,9 @@ class Memory:
             rehydrated = self.rehydrate(req.user_id)["rehydrated"]
             if rehydrated:
                 result, entry = self._recall_once(req, rehydrated)
-        if entry is not None:
+        if entry is not None:  # queued: written in the background (see :mod:`agent_memory.audit`)
             t0 = time.perf_counter()
-            self.recall_log.append(req.user_id, result.recall_id, entry)
+            self.recall_log.submit(req.user_id, result.recall_id, entry)
             result.timings_ms["log"] = (time.perf_counter() - t0) * 1e3
         return result
 
@@ -563,25 +566,7 @@ class Memory:
             ranked = [Ranked(r.hit, r.parts, False, "general_query") for r in ranked]
         t_rank = time.perf_counter()
         chosen = [r for r in ranked if r.chosen]
-        fetched = self.store.fetch([r.hit.record.storage_key for r in chosen])
-        hits = []
-        for r in chosen:
-            rec, doc = r.hit.record, fetched.docs[r.hit.record.storage_key]
-            archived = rec.storage_key in fetched.archived
-            if archived:
-                # In GLACIER / DEEP_ARCHIVE: serve the index summary now, ask S3 for a copy
-                # so a later recall returns the full original. The row is this user's (filter).
-                self._request_restore(rec.storage_key)
-                doc = {"user_id": rec.user_id, "content": rec.summary, "metadata": {}}
-            if doc is None or doc.get("user_id") != req.user_id or (rec.expires_at and rec.expires_at <= now):
-                continue  # never show an index row whose original is gone, not this user's, or expired
-            hits.append(RecallHit(
-                memory_id=rec.id, content=doc.get("content", rec.summary), summary=rec.summary,
-                score=r.parts.score, similarity=r.parts.similarity, parts=r.parts,
-                created_at=rec.created_at, memory_type=rec.memory_type, importance=rec.importance,
-                topic_id=rec.topic_id, source=rec.source, session_id=rec.session_id,
-                metadata=doc.get("metadata", {}), agent_id=rec.agent_id, run_id=rec.run_id,
-                expires_at=rec.expires_at, archived=archived))
+        hits = self._hits(chosen, req, now)
         t_fetch = time.perf_counter()
         recall_id = new_memory_id()
         result = RecallResult(hits, build_context(hits, s.context_max_chars), recall_id, req.query, rehydrated)
@@ -609,6 +594,47 @@ class Memory:
                 "rehydrated": rehydrated,
             }
         return result, entry
+
+    def _hits(self, chosen: list[Ranked], req: RecallRequest, now: datetime) -> list[RecallHit]:
+        """The chosen rows as hits, with their content from the row when it holds it (no S3 GET),
+        else from the original: one longer than ``index_content_bytes``, or every one when the
+        request says ``fetch_originals``.
+
+        Never shown: a row of another user, an expired one, or, when its original is read, one
+        whose original is gone. A row answered from the index is trusted as its original's copy:
+        every write puts the original first, and every erasure (``erase_user``, ``erase_records``:
+        scoped erasure, expiry) removes the index rows before the originals, so a row outlives its
+        original only when something outside the service deletes the original, or when an ingest
+        worker that read an original before an erasure writes its row after it (a window of one
+        batch; the S3 read this replaces showed such a row in listings already, not in recall)."""
+        fetch = [r for r in chosen if req.fetch_originals or r.hit.record.content is None]
+        fetched = self.store.fetch([r.hit.record.storage_key for r in fetch])
+        from_store = {r.hit.record.id for r in fetch}
+        hits = []
+        for r in chosen:
+            rec = r.hit.record
+            archived = rec.storage_key in fetched.archived
+            if rec.id not in from_store:
+                doc: dict[str, Any] | None = {"user_id": rec.user_id, "content": rec.content,
+                                              "metadata": rec.metadata}
+            elif archived:
+                # In GLACIER / DEEP_ARCHIVE: serve what the index has now, ask S3 for a copy
+                # so a later recall returns the full original. The row is this user's (filter).
+                self._request_restore(rec.storage_key)
+                doc = {"user_id": rec.user_id, "content": rec.content or rec.summary, "metadata": rec.metadata}
+            else:
+                doc = fetched.docs[rec.storage_key]
+            if (doc is None or doc.get("user_id") != req.user_id or rec.user_id != req.user_id
+                    or (rec.expires_at and rec.expires_at <= now)):
+                continue  # never show an index row whose original is gone, not this user's, or expired
+            hits.append(RecallHit(
+                memory_id=rec.id, content=doc.get("content") or rec.summary, summary=rec.summary,
+                score=r.parts.score, similarity=r.parts.similarity, parts=r.parts,
+                created_at=rec.created_at, memory_type=rec.memory_type, importance=rec.importance,
+                topic_id=rec.topic_id, source=rec.source, session_id=rec.session_id,
+                metadata=doc.get("metadata", {}), agent_id=rec.agent_id, run_id=rec.run_id,
+                expires_at=rec.expires_at, archived=archived and rec.content is None))
+        return hits
 
     def _gate(self, query: str, vector: Any) -> dict[str, Any]:
         """The query model's verdict: is anything personal asked? (~0.1 ms: one dot product over
@@ -792,12 +818,13 @@ class Memory:
 
         counts["object_versions"] += self.store.delete_where(
             user_prefix(self.settings.decisions_prefix, user_id), in_scope)
+        self.recall_log.flush()  # a queued entry written after the erasure would outlive it
         counts["recall_logs"] = self.store.delete_where(user_prefix(self.settings.recall_log_prefix, user_id), in_scope)
         return counts
 
     def erase_records(self, user_id: str, records: Sequence[IndexRecord]) -> dict[str, int]:
-        """Hard-delete these memories of one user: every S3 version of each original (and of the whole
-        document of a chunked one), then the index rows and the cold-manifest entries, and their
+        """Hard-delete these memories of one user: the index rows, then every S3 version of each
+        original (and of the whole document of a chunked one), the cold-manifest entries and their
         summaries in the recall log. Used by a scoped erasure and by the expiry job."""
         if not records:
             return {"index_entries": 0, "object_versions": 0, "recall_logs": 0, "recall_logs_scrubbed": 0}
@@ -808,10 +835,12 @@ class Memory:
                 original = self._load_original(user_id, r.id)
                 if original is not None and original.provenance.get("document"):
                     documents.add(str(original.provenance["document"]))
-        n_objects = sum(self.store.delete_all_versions(r.storage_key) for r in records)
-        n_objects += sum(self.store.delete_all_versions(d) for d in sorted(documents))
+        # The index rows go first: recall answers from a row without reading its original, so a
+        # row must never outlive the original (as in ``erase_user``).
         hot = [r.id for r in records if r.tier != "cold"]
         self.index.delete(hot)
+        n_objects = sum(self.store.delete_all_versions(r.storage_key) for r in records)
+        n_objects += sum(self.store.delete_all_versions(d) for d in sorted(documents))
         cold = self._cold(user_id)
         if any(r.id in ids for r in cold):
             save_cold(self.store, self.settings.cold_prefix, user_id, [r for r in cold if r.id not in ids])
@@ -877,7 +906,11 @@ class Memory:
         return run_selfcheck(self)
 
     def close(self) -> None:
-        self.index.close()
+        """Write the queued recall-log entries, then release the index."""
+        try:
+            self.recall_log.close()
+        finally:
+            self.index.close()
 
 
 def _keywords_only(query: str) -> bool:

@@ -46,6 +46,7 @@ def save_cold(memory: Memory, user_id: str, records: list[IndexRecord]) -> None:
 
 def recently_recalled(memory: Memory, user_id: str, since: datetime) -> set[str]:
     """Ids chosen by the user's recalls since ``since`` (recall-log keys start with a timestamp)."""
+    memory.recall_log.flush()
     stamp = since.strftime("%Y%m%dT%H%M%S")
     prefix = user_prefix(memory.settings.recall_log_prefix, user_id)
     keys = [k for k in memory.store.list_keys(prefix) if k.removeprefix(prefix) >= stamp]

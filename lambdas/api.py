@@ -134,7 +134,13 @@ def remember(body: RememberRequest) -> Response[Any]:
 
 @app.post("/v1/recall")
 def recall(body: RecallRequest) -> dict[str, Any]:
-    return runtime.memory().recall_request(body).to_dict()
+    """The recall log entry is written while the answer is serialized; the handler returns only
+    once it is in the store (a Lambda is frozen after returning: a write still queued could be
+    lost)."""
+    memory = runtime.memory()
+    answer = memory.recall_request(body).to_dict()
+    memory.recall_log.flush()
+    return answer
 
 
 AgentId = Annotated[str | None, Query(description="Act as this agent: its memories and the user's shared ones.")]

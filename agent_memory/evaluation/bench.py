@@ -6,8 +6,9 @@ What is timed, each in the same run:
   one index write) on batches of ``ingest_batch_size`` messages, memories/s (no LLM);
 - remember at the API edge: validate + store the original (``Memory.stage``), the part the
   caller waits for before its 202;
-- recall, service level (embed + search + lexical + fetch originals + rank), p50/p95/p99 with
-  1 and 8 concurrent callers;
+- recall, service level (embed + search + lexical + rank, content from the index rows, originals
+  read only for rows that do not hold it, the recall log queued), p50/p95/p99 and per phase
+  (``timings_ms``) with 1 and 8 concurrent callers;
 - index-only search (precomputed query vectors);
 - the same ingest with the originals in hand, to show what reading them back costs;
 - peak RSS of this process; each Lambda handler's cold start (import, clients, model load) in a

@@ -2,7 +2,8 @@
 
 The index is a derived, rebuildable view of the originals in the raw store: it
 holds what search and filtering need (summary, type, importance, dates, state,
-the original's key) and the vector. It never holds anything the store lacks.
+the original's key), the original's content when it is short enough (recall then needs no
+read of the original) and the vector. It never holds anything the store lacks.
 """
 
 from __future__ import annotations
@@ -18,11 +19,18 @@ from agent_memory.model import EmbeddingInfo, IndexRecord, from_ms, to_ms
 
 SCALAR_FIELDS = ["id", "user_id", "session_id", "memory_type", "summary", "importance",
                  "created_at", "topic_id", "is_active", "deleted_at", "source", "storage_key", "context",
-                 "agent_id", "run_id", "expires_at", "metadata"]
-INDEX_SCHEMA = 2
-"""The index's field set. 2 added ``agent_id``, ``run_id``, ``expires_at`` and ``metadata``: an index
-built before (schema 1) is refused with :class:`IndexSchemaError` until ``agent-memory reindex``
-rebuilds it from the originals (neither Milvus 2.3 nor Lite can add a field to a collection)."""
+                 "agent_id", "run_id", "expires_at", "metadata", "content", "content_held"]
+INDEX_SCHEMA = 3
+"""The index's field set. 2 added ``agent_id``, ``run_id``, ``expires_at`` and ``metadata``; 3 added
+``content`` and ``content_held`` (recall answers from the row). An index built before is refused
+with :class:`IndexSchemaError` until ``agent-memory reindex`` rebuilds it from the originals (neither
+Milvus 2.3 nor Lite can add a field to a collection); the local mirror does that itself at start."""
+
+
+def row_content(rec: IndexRecord) -> str:
+    """The ``content`` field: empty when the row does not hold the content, and when the content
+    is the summary itself (most statements), so a search carries no second copy of it."""
+    return "" if rec.content is None or rec.content == rec.summary else rec.content
 
 
 def record_to_row(rec: IndexRecord, vector: list[float]) -> dict[str, Any]:
@@ -36,7 +44,8 @@ def record_to_row(rec: IndexRecord, vector: list[float]) -> dict[str, Any]:
         "source": rec.source, "storage_key": rec.storage_key, "context": rec.context,
         "agent_id": rec.agent_id or "", "run_id": rec.run_id or "",
         "expires_at": to_ms(rec.expires_at) if rec.expires_at else 0,
-        "metadata": index_metadata(rec.metadata), "embedding": vector,
+        "metadata": index_metadata(rec.metadata), "content": row_content(rec),
+        "content_held": rec.content is not None, "embedding": vector,
     }
 
 
@@ -51,6 +60,7 @@ def row_to_record(ent: dict[str, Any]) -> IndexRecord:
         agent_id=ent.get("agent_id") or None, run_id=ent.get("run_id") or None,
         expires_at=from_ms(int(ent["expires_at"])) if ent.get("expires_at") else None,
         metadata=stored_metadata(ent.get("metadata") or {}),
+        content=(ent.get("content") or ent["summary"]) if ent.get("content_held") else None,
     )
 
 

@@ -173,8 +173,8 @@ class HelixIndex(VectorIndex):
                     "rebuild the index from the originals with the new model")
             if int(have.get("schema") or 1) < INDEX_SCHEMA:
                 raise IndexSchemaError(
-                    f"HelixDB index {self.label!r} at {self.uri} predates index schema {INDEX_SCHEMA} (no agent_id, "
-                    "run_id, expires_at, metadata); run `agent-memory reindex` to rebuild it from the originals")
+                    f"HelixDB index {self.label!r} at {self.uri} predates index schema {INDEX_SCHEMA} (schema "
+                    f"{int(have.get('schema') or 1)}); run `agent-memory reindex` to rebuild it from the originals")
             self._dim = int(have["dim"])
             return
         batch = hx.write_batch()

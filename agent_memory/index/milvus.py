@@ -18,6 +18,7 @@ from typing import Any
 from pymilvus import DataType, MilvusClient
 from pymilvus.exceptions import MilvusException
 
+from agent_memory.config import INDEX_CONTENT_FIELD_BYTES
 from agent_memory.embed.base import Vectors
 from agent_memory.errors import BackendUnavailableError, IndexSchemaError, ModelMismatchError, NotFoundError
 from agent_memory.filters import MemoryFilter, quote
@@ -90,6 +91,8 @@ class MilvusIndex(VectorIndex):
         schema.add_field("run_id", DataType.VARCHAR, max_length=128)
         schema.add_field("expires_at", DataType.INT64)
         schema.add_field("metadata", DataType.JSON)
+        schema.add_field("content", DataType.VARCHAR, max_length=INDEX_CONTENT_FIELD_BYTES)
+        schema.add_field("content_held", DataType.BOOL)
         schema.add_field("embedding", DataType.FLOAT_VECTOR, dim=embedding.dim)
         index_params = self.client.prepare_index_params()
         index_params.add_index(field_name="embedding", index_type="HNSW", metric_type="IP",

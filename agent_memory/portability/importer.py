@@ -158,7 +158,8 @@ def import_records(memory: Memory, records: Sequence[ExportRecord], *, batch_siz
                 o.memory_id not in present]
         if todo:
             vectors = memory.embedder.embed_documents([o.embedding_text() for o, _ in todo])
-            memory.index.write([IndexRecord.from_original(o, k) for o, k in todo], vectors)
+            memory.index.write([IndexRecord.from_original(o, k, memory.settings.index_content_bytes) for o, k in todo],
+                               vectors)
             report.indexed += len(todo)
         if on_progress:
             on_progress(len(batch))

@@ -1,6 +1,8 @@
 """Recall across S3 storage classes on a moto server: GLACIER_IR originals read at once; GLACIER
-and DEEP_ARCHIVE ones cannot (InvalidObjectState), so recall serves the index summary, says so,
-asks S3 for a restore, and a later recall returns the full original."""
+and DEEP_ARCHIVE ones cannot (InvalidObjectState). A memory whose index row holds its whole content
+is answered from the row, archived or not; one whose row does not (longer than
+``index_content_bytes``) is served as the index summary, said to be one, S3 is asked for a restore,
+and a later recall returns the full original."""
 
 from __future__ import annotations
 
@@ -42,7 +44,12 @@ def test_archived_original_serves_the_summary_then_the_restored_original(
         s3_memory: tuple[Memory, object], storage_class: str) -> None:
     memory, s3 = s3_memory
     u = new_user()
-    [mid] = memory.remember(user_id=u, content="My passport number ends in 4711", metadata={"doc": "passport"})
+    settings = memory.settings
+    memory.settings = settings.model_copy(update={"index_content_bytes": 0})  # the row holds no content
+    try:
+        [mid] = memory.remember(user_id=u, content="My passport number ends in 4711", metadata={"doc": "passport"})
+    finally:
+        memory.settings = settings
     key = memory.storage_key(u, mid)
     transition(s3, memory, key, storage_class)
     with pytest.raises(ArchivedError):
@@ -50,7 +57,7 @@ def test_archived_original_serves_the_summary_then_the_restored_original(
 
     [hit] = memory.recall(user_id=u, query="passport number")
     assert hit.memory_id == mid and hit.archived is True
-    assert hit.content == hit.summary and hit.metadata == {}  # the index's copy, said to be one
+    assert hit.content == hit.summary and hit.metadata == {"doc": "passport"}  # the index's copy, said to be one
     head = s3.head_object(Bucket=memory.settings.bucket_name, Key=key)  # type: ignore[attr-defined]
     assert head["StorageClass"] == storage_class and "Restore" in head  # a restore was requested
     assert memory.recalls(u)[0]["archived"] == [mid]
@@ -80,3 +87,18 @@ def test_get_and_forget_of_an_archived_original(s3_memory: tuple[Memory, object]
     with pytest.raises(ArchivedError, match="restore was requested"):
         memory.forget(mid, user_id=u)
     assert memory.forget(mid, user_id=u).deleted_at is not None  # restored (at once on moto): works
+
+
+def test_an_archived_original_held_by_its_row_is_recalled_whole_without_a_restore(
+        s3_memory: tuple[Memory, object]) -> None:
+    memory, s3 = s3_memory
+    u = new_user()
+    content = "My passport number ends in 4711. " + "It was issued in Lisbon and renewed twice. " * 20
+    [mid] = memory.remember(user_id=u, content=content, metadata={"doc": "passport"})
+    key = memory.storage_key(u, mid)
+    transition(s3, memory, key, "DEEP_ARCHIVE")
+    [hit] = memory.recall(user_id=u, query="passport number")
+    assert hit.memory_id == mid and hit.archived is False
+    assert hit.content == content and len(hit.summary) < len(content) and hit.metadata == {"doc": "passport"}
+    head = s3.head_object(Bucket=memory.settings.bucket_name, Key=key)  # type: ignore[attr-defined]
+    assert "Restore" not in head  # the original was not needed

@@ -352,3 +352,20 @@ def test_openapi_documents_scopes_filters_and_expiry(stack: tuple[Settings, Queu
     params = {p["name"] for p in doc["paths"]["/v1/users/{user_id}/memories"]["get"]["parameters"]}
     assert {"agent_id", "run_id", "filters", "include_expired"} <= params
     assert {"agent_id", "run_id"} <= {p["name"] for p in doc["paths"]["/v1/users/{user_id}"]["delete"]["parameters"]}
+
+
+def test_the_recall_handler_returns_only_once_its_log_entry_is_stored(stack: tuple[Settings, Queues, Any]) -> None:
+    """A Lambda is frozen once it returns: the entry must be in S3 by then, not still queued."""
+    s, _, _ = stack
+    u = new_user()
+    runtime.memory().remember(user_id=u, content="I am allergic to peanuts.")
+    s3 = make_s3_client(s.s3_endpoint_url, s.aws_region)
+    recall_ids = []
+    for i in range(5):
+        status, body = call_api("POST", "/v1/recall", {"user_id": u, "query": f"allergies {i}"})
+        assert status == 200
+        recall_ids.append(body["recall_id"])
+        # read S3 directly (listing through the service would wait for queued writes itself)
+        keys = [o["Key"] for o in s3.list_objects_v2(Bucket=s.bucket_name, Prefix=f"recalls/{u}/")["Contents"]]
+        assert [k for k in keys if k.endswith(f"-{body['recall_id']}.json")]
+    assert len(keys) == len(recall_ids)
