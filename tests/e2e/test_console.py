@@ -57,7 +57,11 @@ def test_console_timeline_recall_forget_versions_and_log(mirror: RunningMirror, 
         [globex] = c.remember(user, "I now work at Globex", topic_id="employer")
         [coffee] = c.remember(user, "I take my coffee black", memory_type="preference", agent_id="barista")
         c.remember("someone-else", "unrelated")
-    wait = WebDriverWait(browser, 60)  # generous: the suite runs on 2 loaded cores
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    # generous: the suite runs on 2 loaded cores; a view re-rendered between finding an element and
+    # reading it is a reason to look again, not a failure
+    wait = WebDriverWait(browser, 60, ignored_exceptions=(StaleElementReferenceException,))
 
     def text_of(css: str) -> str:
         return str(wait.until(ec.visibility_of_element_located((By.CSS_SELECTOR, css))).text)
