@@ -44,17 +44,31 @@ class LinearModel:
         return softmax(self.logits(x))
 
     def save(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("wb") as f:  # np.savez would add ".npz" to a name without it
-            np.savez_compressed(f, weights=self.weights.astype(np.float32), bias=self.bias.astype(np.float32),
-                                mean=self.mean.astype(np.float32), scale=self.scale.astype(np.float32),
-                                classes=np.array(self.classes), meta=np.array(json.dumps(self.meta, sort_keys=True)))
+        save_arrays(path, self.classes, self.meta, weights=self.weights, bias=self.bias, mean=self.mean,
+                    scale=self.scale)
+
+    @classmethod
+    def from_arrays(cls, classes: tuple[str, ...], arrays: dict[str, Array], meta: dict[str, Any]) -> LinearModel:
+        return cls(classes, arrays["weights"], arrays["bias"], arrays["mean"], arrays["scale"], meta)
 
     @classmethod
     def load(cls, path: Path) -> LinearModel:
-        with np.load(path, allow_pickle=False) as z:  # plain arrays only: a weights file runs no code
-            return cls(tuple(str(c) for c in z["classes"]), z["weights"], z["bias"], z["mean"], z["scale"],
-                       json.loads(str(z["meta"])))
+        return cls.from_arrays(*load_arrays(path))
+
+
+def save_arrays(path: Path, classes: tuple[str, ...], meta: dict[str, Any], **arrays: Array) -> None:
+    """One weights file: float32 arrays, the class names and the meta as JSON (any model kind)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as f:  # np.savez would add ".npz" to a name without it
+        payload: dict[str, Any] = {k: v.astype(np.float32) for k, v in arrays.items()}
+        np.savez_compressed(f, **payload, classes=np.array(classes), meta=np.array(json.dumps(meta, sort_keys=True)))
+
+
+def load_arrays(path: Path) -> tuple[tuple[str, ...], dict[str, Array], dict[str, Any]]:
+    """A weights file's class names, arrays and meta, read once."""
+    with np.load(path, allow_pickle=False) as z:  # plain arrays only: a weights file runs no code
+        arrays = {k: z[k] for k in z.files if k not in ("classes", "meta")}
+        return tuple(str(c) for c in z["classes"]), arrays, json.loads(str(z["meta"]))
 
 
 def softmax(z: Array) -> Array:

@@ -11,7 +11,6 @@ network only where it wins. Inference is two matrix products (~0.1 ms a turn); t
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from agent_memory.judge.linear import Array, class_weights, softmax, standardizer
+from agent_memory.judge.linear import Array, class_weights, load_arrays, save_arrays, softmax, standardizer
 
 HIDDEN = 64
 EPOCHS = 20
@@ -48,17 +47,18 @@ class HiddenLayerModel:
         return softmax((h @ self.w2 + self.b2).astype(np.float32))
 
     def save(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("wb") as f:
-            np.savez_compressed(f, w1=self.w1, b1=self.b1, w2=self.w2, b2=self.b2, mean=self.mean,
-                                scale=self.scale, classes=np.array(self.classes),
-                                meta=np.array(json.dumps(self.meta, sort_keys=True)))
+        save_arrays(path, self.classes, self.meta, w1=self.w1, b1=self.b1, w2=self.w2, b2=self.b2,
+                    mean=self.mean, scale=self.scale)
+
+    @classmethod
+    def from_arrays(cls, classes: tuple[str, ...], arrays: dict[str, Array],
+                    meta: dict[str, Any]) -> HiddenLayerModel:
+        return cls(classes, arrays["w1"], arrays["b1"], arrays["w2"], arrays["b2"], arrays["mean"],
+                   arrays["scale"], meta)
 
     @classmethod
     def load(cls, path: Path) -> HiddenLayerModel:
-        with np.load(path, allow_pickle=False) as z:
-            return cls(tuple(str(c) for c in z["classes"]), z["w1"], z["b1"], z["w2"], z["b2"], z["mean"],
-                       z["scale"], json.loads(str(z["meta"])))
+        return cls.from_arrays(*load_arrays(path))
 
 
 def fit_hidden(x: npt.ArrayLike, y: npt.ArrayLike, classes: tuple[str, ...], *, hidden: int = HIDDEN,

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from agent_memory.judge.features import Array, pair_features, text_features
-from agent_memory.judge.linear import LinearModel
+from agent_memory.judge.linear import LinearModel, load_arrays
 from agent_memory.judge.mlp import HiddenLayerModel
 from agent_memory.judge.rules import rule_signals
 
@@ -144,10 +144,10 @@ _LOCK = threading.Lock()
 
 
 def load_model(path: Path) -> Classifier:
-    """Either kind of weights file: a hidden layer's holds ``w1``."""
-    with np.load(path, allow_pickle=False) as z:
-        hidden = "w1" in z.files
-    return HiddenLayerModel.load(path) if hidden else LinearModel.load(path)
+    """Either kind of weights file, read once: a hidden layer's holds ``w1``."""
+    classes, arrays, meta = load_arrays(path)
+    kind: type[LinearModel] | type[HiddenLayerModel] = HiddenLayerModel if "w1" in arrays else LinearModel
+    return kind.from_arrays(classes, arrays, meta)
 
 
 def weights_path(model: str, provider: str, folder: Path = WEIGHTS) -> Path:
