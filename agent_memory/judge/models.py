@@ -59,6 +59,13 @@ class GateVerdict:
     """The query classifier's decision: nothing personal is asked."""
 
 
+def feature_row(text: str, vector: Array | None, rules: bool) -> Array:
+    """A text's features as the trigger, type and gate models see them, in training and at run
+    time alike (the rules' signals appended when the model was trained with them)."""
+    base = text_features(text, vector)
+    return np.concatenate([base, rule_signals(text)]) if rules else base
+
+
 class Judge:
     """The trigger, the memory-type model, the change detector and the query gate of one
     embedding provider. Stateless after loading; safe to share between threads."""
@@ -73,8 +80,7 @@ class Judge:
         return vector if self.uses_vectors else None
 
     def _features(self, model: Classifier, text: str, vector: Array | None) -> Array:
-        base = text_features(text, self._vec(vector))
-        return np.concatenate([base, rule_signals(text)]) if model.meta.get("rules") else base
+        return feature_row(text, self._vec(vector), bool(model.meta.get("rules")))
 
     def turn_matrix(self, texts: Sequence[str], vectors: Sequence[Array] | None) -> Array:
         rows = [self._features(self.trigger, t, vectors[i] if vectors is not None else None)

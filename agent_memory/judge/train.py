@@ -28,11 +28,10 @@ import numpy as np
 
 from agent_memory.embed import Embedder
 from agent_memory.judge import corpus
-from agent_memory.judge.features import Array, pair_features, text_features
+from agent_memory.judge.features import Array, pair_features
 from agent_memory.judge.linear import fit, out_of_fold
 from agent_memory.judge.mlp import fit_hidden
-from agent_memory.judge.models import LEXICAL, WEIGHTS, Classifier, weights_path
-from agent_memory.judge.rules import rule_signals
+from agent_memory.judge.models import LEXICAL, WEIGHTS, Classifier, feature_row, weights_path
 
 _SAID_AT = datetime(2026, 3, 2, 10, tzinfo=UTC)
 KEEP_TARGET = 0.96
@@ -59,8 +58,7 @@ def _vectors(embedder: Embedder | None, texts: Sequence[str]) -> list[Array | No
 
 
 def _text_matrix(texts: Sequence[str], vectors: Sequence[Array | None], rules: bool) -> Array:
-    return np.vstack([np.concatenate([text_features(t, v), rule_signals(t)]) if rules else text_features(t, v)
-                      for t, v in zip(texts, vectors, strict=True)])
+    return np.vstack([feature_row(t, v, rules) for t, v in zip(texts, vectors, strict=True)])
 
 
 def _band(p: Array, wrong: Array, threshold: float) -> list[float]:
