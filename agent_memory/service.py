@@ -110,10 +110,7 @@ class Memory:
 
     def screen(self, texts: list[str]) -> list[TurnVerdict]:
         """The trigger model's verdict on each text (embedded here, in one batch)."""
-        if not texts:
-            return []
-        vectors = self.embedder.embed_documents(texts) if self.judge.uses_vectors else None
-        return self.judge.turns(texts, list(vectors) if vectors is not None else None)
+        return self.judge.screen(texts, self.embedder)
 
     # ------------------------------------------------------------------ keys
     def storage_key(self, user_id: str, memory_id: str) -> str:

@@ -45,11 +45,8 @@ def _pct(values: Iterable[bool]) -> float | None:
 
 
 def _screen(judge: Any, embedder: Any) -> Callable[[list[str]], list[Any]]:
-    """The trigger as the service runs it (:meth:`agent_memory.Memory.screen`)."""
-    def screen(texts: list[str]) -> list[Any]:
-        vectors = list(embedder.embed_documents(texts)) if judge.uses_vectors and texts else None
-        return list(judge.turns(texts, vectors))
-    return screen
+    """The trigger as the service runs it (:meth:`agent_memory.judge.Judge.screen`), without a store."""
+    return lambda texts: judge.screen(texts, embedder)
 
 
 def _trigger_scores(rows: list[dict[str, Any]], got: list[bool]) -> dict[str, Any]:

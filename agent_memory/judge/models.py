@@ -16,6 +16,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -23,6 +24,9 @@ from agent_memory.judge.features import Array, pair_features, text_features
 from agent_memory.judge.linear import LinearModel, load_arrays
 from agent_memory.judge.mlp import HiddenLayerModel
 from agent_memory.judge.rules import rule_signals
+
+if TYPE_CHECKING:
+    from agent_memory.embed import Embedder
 
 WEIGHTS = Path(__file__).resolve().parent / "weights"
 Classifier = LinearModel | HiddenLayerModel
@@ -103,6 +107,14 @@ class Judge:
             out.append(TurnVerdict(keep, round(float(p), 4), kind if keep else None, bool(lo <= p < hi),
                                    f"trigger model: keep {p:.2f} (threshold {threshold:.2f})"))
         return out
+
+    def screen(self, texts: Sequence[str], embedder: Embedder) -> list[TurnVerdict]:
+        """:meth:`turns` with the texts embedded first, in one batch, when these models read the
+        embedding (the service's trigger and the evaluation's, one code path)."""
+        if not texts:
+            return []
+        vectors = list(embedder.embed_documents(list(texts))) if self.uses_vectors else None
+        return self.turns(texts, vectors)
 
     def change(self, existing: Sequence[str], new: str, existing_vectors: Sequence[Array | None],
                new_vector: Array | None, similarities: Sequence[float]) -> list[ChangeVerdict]:
