@@ -58,7 +58,7 @@ from agent_memory.model import (
 )
 from agent_memory.pipeline.conflicts import same_statement
 from agent_memory.prompt import build_context
-from agent_memory.ranking import Ranked, RankingParams, carry_versions, dense_candidates, fuse, rank
+from agent_memory.ranking import Candidate, Ranked, RankingParams, carry_versions, dense_candidates, fuse, rank
 from agent_memory.selfcheck import run_selfcheck
 from agent_memory.store import RawStore, make_store
 from agent_memory.store.cold import load_cold, save_cold
@@ -551,13 +551,8 @@ class Memory:
             candidates = carry_versions(dense_candidates(
                 self.index.search(vector, search_flt, limit=limit, strong=strong), params))
         t_search = time.perf_counter()
-        override = self.judge.gate.meta.get("override_similarity")
-        if gate is not None and gate["decision"] == "nothing" and override is not None and candidates:
-            strongest = max(candidates, key=lambda c: c.similarity)
-            if strongest.similarity >= float(override):  # it asks about something this user told us
-                gate = {**gate, "decision": "answer", "overridden_by": strongest.record.id,
-                        "reason": f"{gate['reason']}; but memory {strongest.record.id} matches it strongly "
-                                  f"(similarity {strongest.similarity:.2f} >= {float(override):.2f})"}
+        if gate is not None and not gate.get("keywords"):
+            gate = self._second_look(gate, candidates)
         ranked = rank(candidates, now, params, top_k)
         if gate is not None and gate["decision"] == "nothing":
             ranked = [Ranked(r.hit, r.parts, False, "general_query") for r in ranked]
@@ -644,6 +639,21 @@ class Memory:
         return {"personal": v.personal, "threshold": threshold, "decision": "nothing" if v.general else "answer",
                 "reason": (f"query model: personal {v.personal:.2f} < {threshold:.2f}, a general question"
                            if v.general else f"query model: personal {v.personal:.2f} >= {threshold:.2f}")}
+
+    def _second_look(self, gate: dict[str, Any], candidates: Sequence[Candidate]) -> dict[str, Any]:
+        """The gate's decision with what the search found (:mod:`agent_memory.judge.answer`): the
+        query model's score and the best candidate's similarity together decide."""
+        model = self.judge.answer
+        if model is None or not candidates:
+            return gate
+        best = max(candidates, key=lambda c: c.similarity)
+        score = model.score(gate["personal"], best.similarity)
+        answer = score >= model.threshold
+        return {**gate, "decision": "answer" if answer else "nothing", "answer_score": round(score, 4),
+                "answer_threshold": model.threshold, "best_similarity": round(best.similarity, 4),
+                "best_memory": best.record.id,
+                "reason": f"{gate['reason']}; with the best match (memory {best.record.id}, similarity "
+                          f"{best.similarity:.2f}): answer {score:.2f} {'>=' if answer else '<'} {model.threshold:.2f}"}
 
     def _request_restore(self, key: str) -> None:
         with suppress(AgentMemoryError):  # a recall must not fail because a restore request did

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from agent_memory.judge.answer import AnswerModel
 from agent_memory.judge.features import Array, pair_features, text_features
 from agent_memory.judge.linear import LinearModel, load_arrays
 from agent_memory.judge.mlp import HiddenLayerModel
@@ -142,6 +143,11 @@ class Judge:
         x = self._features(self.gate, text, vector)
         p = float(self.gate.proba(x)[0, self.gate.classes.index("personal")])
         return GateVerdict(round(p, 4), p < float(self.gate.meta["threshold"]))
+
+    @property
+    def answer(self) -> AnswerModel | None:
+        """The gate's second look after the search (None: the provider has no embedding to match)."""
+        return AnswerModel.from_meta(self.gate.meta.get("answer"))
 
     @property
     def min_similarity(self) -> float | None:

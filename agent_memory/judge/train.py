@@ -28,17 +28,17 @@ import numpy as np
 
 from agent_memory.embed import Embedder
 from agent_memory.judge import corpus
+from agent_memory.judge.answer import fit_answer
 from agent_memory.judge.features import Array, pair_features
 from agent_memory.judge.linear import fit, out_of_fold
 from agent_memory.judge.mlp import fit_hidden
 from agent_memory.judge.models import LEXICAL, WEIGHTS, Classifier, feature_row, weights_path
+from agent_memory.judge.thresholds import band, highest_threshold
 
 _SAID_AT = datetime(2026, 3, 2, 10, tzinfo=UTC)
 KEEP_TARGET = 0.96
 FALSE_CHANGE = 0.03
 PERSONAL_TARGET = 0.97
-BAND_ERRORS = 0.5
-BAND_SHARE = 0.15
 Progress = Callable[[str, int], None]
 
 
@@ -59,29 +59,6 @@ def _vectors(embedder: Embedder | None, texts: Sequence[str]) -> list[Array | No
 
 def _text_matrix(texts: Sequence[str], vectors: Sequence[Array | None], rules: bool) -> Array:
     return np.vstack([feature_row(t, v, rules) for t, v in zip(texts, vectors, strict=True)])
-
-
-def _band(p: Array, wrong: Array, threshold: float) -> list[float]:
-    """The narrowest range around ``threshold`` holding ``BAND_ERRORS`` of the mistakes, but no
-    wider than holding ``BAND_SHARE`` of all rows: a sharp model's mistakes are confident too, and
-    the hidden-layer trigger's half-the-mistakes band held half of all turns (each a language-model
-    call when a cascade is configured)."""
-    dist = np.sort(np.abs(p[wrong] - threshold))
-    if not len(dist):
-        return [threshold, threshold]
-    r = min(float(dist[min(len(dist) - 1, int(np.ceil(BAND_ERRORS * len(dist))) - 1)]),
-            float(np.quantile(np.abs(p - threshold), BAND_SHARE)))
-    return [round(max(0.0, threshold - r), 4), round(min(1.0, threshold + r), 4)]
-
-
-def _highest_threshold(p: Array, positive: Array, groups: Array, target: float) -> float:
-    """The highest threshold keeping >= ``target`` of the positives in every group (tried: a
-    grid of hundredths and every positive's own score, as a sharp model's scores bunch up)."""
-    best = 0.0
-    for t in np.unique(np.concatenate([np.linspace(0.01, 0.99, 99), np.round(p[positive], 4)])):
-        if all((p[positive & (groups == g)] >= t).mean() >= target for g in np.unique(groups)):
-            best = float(t)
-    return round(best, 4)
 
 
 def statements(data: Path = corpus.DATA) -> list[str]:
@@ -118,7 +95,7 @@ def train_trigger(rows: list[dict[str, Any]], vectors: list[Array | None], langs
 
     def measure(x: Array, xe: Array, model: str) -> tuple[Array, float, dict[str, Any]]:
         p = _oof_with_extra(x, y, xe, ("drop", "keep"), fitters[model])[:, 1]
-        t = _highest_threshold(p, y == 1, langs, KEEP_TARGET)
+        t = highest_threshold(p, y == 1, langs, KEEP_TARGET)
         return p, t, {"threshold": t, "kept_oof": round(float((p[y == 1] >= t).mean()), 3),
                       "dropped_oof": round(float((p[y == 0] < t).mean()), 3)}
 
@@ -133,7 +110,7 @@ def train_trigger(rows: list[dict[str, Any]], vectors: list[Array | None], langs
     x, xe = matrices[rules]
     p, t, _ = results[(model, rules)]
     wrong = (p >= t) != (y == 1)
-    meta = {"threshold": t, "band": _band(p, wrong, t), "rules": rules, "model": model, "keep_target": KEEP_TARGET,
+    meta = {"threshold": t, "band": band(p, wrong, t), "rules": rules, "model": model, "keep_target": KEEP_TARGET,
             "extra_statements": len(extra),
             "oof": {f"{m}{'_with_rules' if r else ''}": v[2] for (m, r), v in results.items()}}
     trigger = fitters[model](np.vstack([x, xe]), np.concatenate([y, np.ones(len(xe), dtype=np.int64)]),
@@ -204,7 +181,7 @@ def train_pair(rows: list[dict[str, Any]], embedder: Embedder | None) -> Trained
     recall = {c: round(float((pred[(y == i) & real] == i).mean()), 3) for i, c in enumerate(corpus.PAIR_LABELS)}
     best = np.maximum(p[:, 0], p[:, 1])
     wrong = pred != y
-    lo, hi = _band(best, wrong, min(thresholds.values()))
+    lo, hi = band(best, wrong, min(thresholds.values()))
     meta = {"thresholds": thresholds, "band": [lo, hi], "false_change_target": FALSE_CHANGE,
             "recall_oof": recall, "cross_negatives": sum(1 for r in rows if r.get("synthetic") == "cross"),
             "third_person_copies": sum(1 for r in rows if r.get("synthetic") == "third_person"),
@@ -222,7 +199,10 @@ def locomo_questions(path: Path, conversations: range = range(3)) -> list[str]:
     return [q["question"] for i in conversations for q in data[i]["qa"]]
 
 
-def train_gate(rows: list[dict[str, Any]], embedder: Embedder | None, extra_personal: Sequence[str]) -> Trained:
+def train_gate(rows: list[dict[str, Any]], embedder: Embedder | None, extra_personal: Sequence[str]
+               ) -> tuple[Trained, dict[str, float]]:
+    """The query model, and its out-of-fold P(personal) per training query id (what the answer
+    model is fitted on: the query model's view of a question it did not see)."""
     texts = [r["query"] for r in rows] + list(extra_personal)
     y = np.array([1 if r["label"] == "personal" else 0 for r in rows] + [1] * len(extra_personal))
     langs = np.array([r["lang"] for r in rows] + ["en"] * len(extra_personal))
@@ -231,25 +211,38 @@ def train_gate(rows: list[dict[str, Any]], embedder: Embedder | None, extra_pers
     for rules in (False, True):
         x = _text_matrix(texts, vectors, rules)
         p = out_of_fold(x, y, ("general", "personal"))[:, 1]
-        t = _highest_threshold(p, y == 1, langs, PERSONAL_TARGET)
+        t = highest_threshold(p, y == 1, langs, PERSONAL_TARGET)
         results[rules] = (x, p, t, {"threshold": t, "personal_kept_oof": round(float((p[y == 1] >= t).mean()), 3),
                                     "general_gated_oof": round(float((p[y == 0] < t).mean()), 3)})
     rules = results[True][3]["general_gated_oof"] > results[False][3]["general_gated_oof"]
     x, p, t, _ = results[rules]
-    meta = {"threshold": t, "band": _band(p, (p >= t) != (y == 1), t), "rules": rules,
+    meta = {"threshold": t, "band": band(p, (p >= t) != (y == 1), t), "rules": rules,
             "personal_target": PERSONAL_TARGET, "locomo_questions": len(extra_personal),
             "oof": {"with_rules": results[True][3], "without_rules": results[False][3]}}
-    return Trained(fit(x, y, ("general", "personal"), meta=meta), meta)
+    oof = {str(r["id"]): float(v) for r, v in zip(rows, p[:len(rows)], strict=True)}
+    return Trained(fit(x, y, ("general", "personal"), meta=meta), meta), oof
 
 
 FLOORS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25)
 
 
-def calibrate_floor(embedder: Embedder, models: dict[str, Classifier], data: Path = corpus.DATA) -> dict[str, Any]:
-    """The relevance floor for a personal query: stored training profiles, their personal queries
-    recalled through the real path (in-process Memory, Milvus Lite) at each floor of ``FLOORS``;
-    the highest floor within a point of the best share of expected memories brought back wins
-    (fewer loosely related memories in prompts; the shares differ by less than the noise there)."""
+def _best_similarity(m: Any, user: str, query: str) -> float:
+    """The best cosine similarity among the user's candidates, as the recall gate sees it."""
+    found = m.recall(user, query, top_k=50, min_score=-1, gate=False, log=False)
+    return max((h.similarity for h in found), default=-1.0)
+
+
+def calibrate_floor(embedder: Embedder, models: dict[str, Classifier], personal_oof: dict[str, float],
+                    data: Path = corpus.DATA) -> dict[str, Any]:
+    """The relevance floor for a personal query and the gate's answer model, on stored training
+    profiles (in-process Memory, Milvus Lite, the real recall path).
+
+    Floor: each personal query recalled at each floor of ``FLOORS``; the highest floor within a
+    point of the best share of expected memories brought back wins (fewer loosely related
+    memories in prompts; the shares differ by less than the noise there).
+    Answer model (:mod:`agent_memory.judge.answer`): each tied personal query asked of its own
+    profile and each general query of every profile of its language, with the query model's
+    out-of-fold P(personal) and the best candidate's similarity."""
     import tempfile
 
     from agent_memory.config import Settings
@@ -258,8 +251,11 @@ def calibrate_floor(embedder: Embedder, models: dict[str, Classifier], data: Pat
     from agent_memory.service import Memory
 
     profiles = {p["profile"]: p for p in corpus.load("profiles", data).train}
-    tied = [r for r in corpus.load("queries", data).train if r.get("profile") in profiles and r.get("expected")]
+    queries = corpus.load("queries", data).train
+    tied = [r for r in queries if r.get("profile") in profiles and r.get("expected")]
+    general = [r for r in queries if r["label"] == "general"]
     back: dict[float, list[bool]] = {f: [] for f in FLOORS}
+    rows: list[tuple[float, float, bool, str, str]] = []  # (P(personal), best similarity, answerable, lang, id)
     with tempfile.TemporaryDirectory(prefix="agent-memory-floor-") as tmp:
         m = Memory(Settings(data_dir=Path(tmp), store="file", recall_log=False, consistency_level="Strong"),
                    embedder=embedder)
@@ -269,26 +265,24 @@ def calibrate_floor(embedder: Embedder, models: dict[str, Classifier], data: Pat
             ids = store_profile(m, f"floor-{pid}", prof)
             keys[pid] = {mem["key"]: mids[0] for mem, mids in zip(prof["memories"], ids, strict=True)}
         for r in tied:
+            user = f"floor-{r['profile']}"
             for f in FLOORS:
-                hits = {h.memory_id for h in m.recall(f"floor-{r['profile']}", r["query"], min_score=f, gate=False,
-                                                      log=False)}
+                hits = {h.memory_id for h in m.recall(user, r["query"], min_score=f, gate=False, log=False)}
                 back[f] += [keys[r["profile"]][k] in hits for k in r["expected"]]
-        # the best similarity a general question reaches among a profile's memories: above the
-        # 98th percentile of these, a question the query model calls general is answered anyway
-        general = [r for r in corpus.load("queries", data).train if r["label"] == "general"]
-        best_sims = []
+            rows.append((personal_oof[r["id"]], _best_similarity(m, user, r["query"]), True, r["lang"], r["id"]))
         for r in general:
             for pid, prof in profiles.items():
                 if prof["lang"] == r["lang"]:
-                    first = m.recall(f"floor-{pid}", r["query"], top_k=1, min_score=-1, gate=False, log=False)
-                    best_sims.append(first[0].similarity if first else -1.0)
+                    rows.append((personal_oof[r["id"]], _best_similarity(m, f"floor-{pid}", r["query"]), False,
+                                 r["lang"], r["id"]))
         m.close()
     share = {f: round(sum(v) / max(1, len(v)), 3) for f, v in back.items()}
     top = max(share.values())
     best = max(f for f in FLOORS if share[f] >= top - 0.01)
-    override = round(float(np.quantile(best_sims, 0.98)), 3) if best_sims else 1.0
+    personal, sims, answerable, langs, groups = (list(c) for c in zip(*rows, strict=True))
+    answer, answer_report = fit_answer(personal, sims, answerable, langs, groups, PERSONAL_TARGET)
     return {"min_similarity": best, "expected_back_by_floor": share, "queries": len(tied),
-            "override_similarity": override, "general_runs": len(best_sims)}
+            "answer": answer.to_meta(), "answer_report": answer_report}
 
 
 def train_all(embedder: Embedder | None, provider: str, out: Path = WEIGHTS, locomo: Path | None = None,
@@ -307,15 +301,15 @@ def train_all(embedder: Embedder | None, provider: str, out: Path = WEIGHTS, loc
     pair = train_pair(corpus.load("pairs", data).train, embedder)
     step("pair")
     queries = corpus.load("queries", data).train
-    gate = train_gate(queries, embedder, locomo_questions(locomo) if locomo else [])
+    gate, personal_oof = train_gate(queries, embedder, locomo_questions(locomo) if locomo else [])
     step("gate")
     name = provider if embedder is not None else LEXICAL
     floor: dict[str, Any] = {}
     if embedder is not None:
         floor = calibrate_floor(embedder, {"trigger": trigger.model, "types": types.model, "pair": pair.model,
-                                           "gate": gate.model}, data)
+                                           "gate": gate.model}, personal_oof, data)
         gate.model.meta["min_similarity"] = floor["min_similarity"]
-        gate.model.meta["override_similarity"] = floor["override_similarity"]
+        gate.model.meta["answer"] = floor["answer"]
         gate.report["floor"] = floor
         step("floor")
     for model_name, trained in (("trigger", trigger), ("types", types), ("pair", pair), ("gate", gate)):

@@ -75,6 +75,11 @@ def test_the_gate_answers_nothing_to_general_questions_and_logs_why(memory: Memo
     general = memory.recall("u4", "what's the capital of Australia?")
     assert list(general) == [] and general.gate is not None and general.gate["decision"] == "nothing"
     assert general.gate["personal"] < general.gate["threshold"]
+    # the second look decided, with the best match's similarity (judge/answer.py)
+    answer = memory.judge.answer
+    assert answer is not None and general.gate["answer_score"] < general.gate["answer_threshold"]
+    assert general.gate["answer_score"] == pytest.approx(
+        answer.score(general.gate["personal"], general.gate["best_similarity"]), abs=1e-3)
     personal = memory.recall("u4", "any dishes I should avoid at the thai place tonight?")
     assert personal.gate["decision"] == "answer" and "peanuts" in personal[0].content
     keyword = memory.recall("u4", "Lisbon")
@@ -84,3 +89,42 @@ def test_the_gate_answers_nothing_to_general_questions_and_logs_why(memory: Memo
     [last, *_] = memory.recalls("u4")
     assert last["gate"] is None and memory.recalls("u4")[3]["gate"]["decision"] == "nothing"
     assert all(c["reason"] == "general_query" for c in memory.recalls("u4")[3]["candidates"])
+
+
+def test_the_answer_model_is_fitted_on_stored_profiles(tmp_path: Path, embedder: Embedder) -> None:
+    """`train judge`'s last step on a tiny corpus through the real model and recall path: stored
+    profiles, personal questions asked of their own user, general ones of every user."""
+    import json
+
+    from agent_memory.judge.models import load_model, weights_path
+    from agent_memory.judge.train import calibrate_floor
+
+    profiles = [{"profile": "en-a", "lang": "en", "memories": [
+        {"key": "m1", "text": "I'm allergic to peanuts"}, {"key": "m2", "text": "my wife Ana is a pilot"},
+        {"key": "m3", "text": "I live in Porto near the river"}]},
+        {"profile": "en-b", "lang": "en", "memories": [
+            {"key": "m1", "text": "I drive a red Fiat Panda"}, {"key": "m2", "text": "my son Leo turns five in May"},
+            {"key": "m3", "text": "I work night shifts at the hospital"}]}]
+    personal = [("en-a", "what can't I eat?", ["m1"]), ("en-a", "what does my wife do for work?", ["m2"]),
+                ("en-a", "which city do I live in?", ["m3"]), ("en-b", "what car do I have?", ["m1"]),
+                ("en-b", "how old is my son turning?", ["m2"]), ("en-b", "when do I usually work?", ["m3"])]
+    general = ["what is the capital of Australia?", "explain how a hash map works",
+               "translate 'good night' into German", "who wrote War and Peace?", "what's 17 times 23?",
+               "write a haiku about autumn"]
+    queries = [{"id": f"p{i}", "lang": "en", "query": q, "label": "personal", "category": "x", "profile": pid,
+                "expected": exp} for i, (pid, q, exp) in enumerate(personal)]
+    queries += [{"id": f"g{i}", "lang": "en", "query": q, "label": "general", "category": "x"}
+                for i, q in enumerate(general)]
+    data = tmp_path / "data"
+    data.mkdir()
+    for name, items in (("profiles", profiles), ("queries", queries), ("turns", []), ("pairs", [])):
+        (data / f"{name}-x.jsonl").write_text("".join(json.dumps(r) + "\n" for r in items))
+    corpus.write_split({"profiles": [], "queries": [], "turns": [], "pairs": []}, data / "split.json")
+    models = {m: load_model(weights_path(m, "usem3")) for m in ("trigger", "types", "pair", "gate")}
+    judge = load_judge("usem3")
+    oof = {r["id"]: judge.query(r["query"], embedder.embed_query(r["query"])).personal for r in queries}
+    floor = calibrate_floor(embedder, models, oof, data=data)
+    report = floor["answer_report"]
+    assert report["rows"] == 6 + 6 * 2 and report["answerable_rows"] == 6
+    assert floor["answer"]["weights"][1] > 0 and 0 < floor["answer"]["threshold"] < 1
+    assert report["answerable_passed_oof"] >= 0.8

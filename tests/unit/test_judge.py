@@ -167,3 +167,24 @@ def test_a_short_turn_is_kept_when_one_of_its_sentences_is() -> None:
     assert short.keep and short.reason.startswith("a sentence kept") and short.memory_type == "event"
     assert not long_one.keep  # a request with pasted text is judged whole: its sentences are not the user's
     assert not noise.keep
+
+
+def test_the_answer_model_learns_from_similarity_and_keeps_its_target() -> None:
+    """The gate's second look: rows whose best match is strong are answerable; the threshold
+    passes the target share of them out of fold, and the model survives its meta round trip."""
+    from agent_memory.judge.answer import AnswerModel, fit_answer
+
+    rng = np.random.default_rng(3)
+    n = 120
+    answerable = np.arange(n) % 3 == 0
+    sims = np.where(answerable, rng.normal(0.45, 0.08, n), rng.normal(0.15, 0.08, n))
+    personal = np.where(answerable, 0.6, 0.3) + rng.normal(0, 0.1, n)
+    langs = np.where(np.arange(n) % 2 == 0, "en", "zh")
+    model, report = fit_answer(personal.clip(0.01, 0.99).tolist(), sims.tolist(), answerable.tolist(),
+                               langs.tolist(), [f"q{i}" for i in range(n)], target=0.9)
+    assert report["answerable_passed_oof"] >= 0.9 and report["unanswerable_gated_oof"] >= 0.8
+    assert model.weights[1] > 0  # a stronger match makes an answer more likely
+    assert model.score(0.3, 0.6) > model.score(0.3, 0.1)
+    again = AnswerModel.from_meta(model.to_meta())
+    assert again is not None and abs(again.score(0.5, 0.3) - model.score(0.5, 0.3)) < 1e-4
+    assert AnswerModel.from_meta(None) is None
