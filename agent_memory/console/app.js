@@ -174,7 +174,9 @@ function gateLine(gate, id) {
   return el("div", { class: "gate", id: id || null },
     el("span", { class: `badge ${gate.decision === "answer" ? "chosen" : "rejected"}` },
       gate.decision === "answer" ? "gate: answer" : "gate: nothing personal asked"),
-    ` personal ${fmt(gate.personal, 2)} (threshold ${fmt(gate.threshold, 2)}): ${gate.reason}`);
+    ` personal ${fmt(gate.personal, 2)} (threshold ${fmt(gate.threshold, 2)})` +
+    (gate.answer_score == null ? "" : `, answer ${fmt(gate.answer_score, 2)} (threshold ${fmt(gate.answer_threshold, 2)})`) +
+    `: ${gate.reason}`);
 }
 
 // Why this memory exists and what it did to others: the trigger's and the change model's verdicts.
