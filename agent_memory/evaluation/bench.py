@@ -2,8 +2,10 @@
 
 What is timed, each in the same run:
 - bulk load (embed + store originals + index), memories/s;
-- ingest as the queue worker does it: ``index_stored`` (read the originals from the store, embed,
-  one index write) on batches of ``ingest_batch_size`` messages, memories/s (no LLM);
+- ingest as the queue worker does it: ``index_stored`` (read the originals from the store in
+  parallel, embed, one index write) on batches of ``ingest_batch_size`` messages, memories/s (no
+  LLM), by one worker and by ``ingest_max_concurrency`` workers at once (the stack's event source
+  runs that many batches concurrently);
 - remember at the API edge: validate + store the original (``Memory.stage``), the part the
   caller waits for before its 202;
 - recall, service level (embed + search + lexical + rank, content from the index rows, originals
@@ -140,6 +142,16 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
     for i in range(0, len(jobs), size):
         m.index_stored(jobs[i:i + size])
     ingest_rate = len(jobs) / (time.perf_counter() - t0)
+    # as many batches at once as the event source runs (``ingest_max_concurrency``); here threads of
+    # one process sharing its GIL and the two cores, where on AWS each is a Lambda of its own
+    workers = settings.ingest_max_concurrency
+    concurrent = [m.stage(m.validate_remember(user_id=f"bench-ingest-{i % 50}", content=f"concurrent probe {i}"))[0]
+                  for i in range(2000)]
+    batches = [[(o.user_id, [o.memory_id]) for o in concurrent[i:i + size]] for i in range(0, len(concurrent), size)]
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(m.index_stored, batches))
+    concurrent_rate = len(concurrent) / (time.perf_counter() - t0)
     # the same without reading the originals back (they are in hand): what the store's reads cost
     in_hand = [m.stage(m.validate_remember(user_id=f"bench-ingest-{i % 50}", content=f"in-hand probe {i}"))[0]
                for i in range(1000)]
@@ -215,6 +227,7 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
         "store": settings.store, "embedding": m.embedder.info.model_dump(),
         "bulk_load_memories_per_s": round(n / t_load, 1), "index_build_wait_s": round(index_build_s, 1),
         "ingest_worker_memories_per_s": round(ingest_rate, 1), "ingest_batch_size": size,
+        "ingest_concurrent_workers": workers, "ingest_concurrent_memories_per_s": round(concurrent_rate, 1),
         "ingest_without_store_reads_memories_per_s": round(index_only_rate, 1),
         "ingest_worker_judged_memories_per_s": round(judged_rate, 1),
         "remember_api_stage_ms": _pcts(stage_ms),
