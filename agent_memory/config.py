@@ -98,6 +98,11 @@ class Settings(BaseSettings):
     the worker's cost is per write round trip (``agent-memory bench``: see the README)."""
     ingest_batching_window_s: int = Field(2, ge=1, le=300)
     """How long the event source gathers a batch (Lambda needs >= 1 s for batches over 10)."""
+    ingest_max_concurrency: int = Field(4, ge=2, le=1000)
+    """At most this many ingest invocations (batches) at once: the SQS event source's maximum
+    concurrency (AWS allows 2-1000; unset it would scale to 1,250). Every one of them writes to
+    the same index server and reads S3, so the cap keeps a backlog from flooding a single Milvus
+    standalone; ``agent-memory bench`` times the ingest with this many concurrent workers."""
 
     # --- S3 lifecycle ----------------------------------------------------------
     infrequent_access_after_days: int = 30

@@ -263,17 +263,42 @@ class Memory:
 
     def index_stored(self, jobs: Sequence[tuple[str, Sequence[str]]]) -> int:
         """Step 2 as the queue worker runs it: ``(user_id, memory_ids)`` per job, originals read
-        from the store in parallel (S3 reads are I/O), then one :meth:`index_originals` for all.
-        A missing original raises ``NotFoundError`` and nothing is indexed. SQS may deliver a
-        message twice in one batch: each memory is still read, embedded and written once (the
-        index would keep one row either way; Milvus Lite and 2.3.5 were checked). Returns the count."""
-        keys = list(dict.fromkeys(self.storage_key(user_id, mid) for user_id, mids in jobs for mid in mids))
-        if not keys:
-            return 0
-        with ThreadPoolExecutor(max_workers=min(16, len(keys))) as pool:
-            docs = list(pool.map(self.store.get_json, keys))
-        self.index_originals([Original.model_validate(doc) for doc in docs])
-        return len(docs)
+        from the store in parallel (:meth:`read_stored`), then one :meth:`index_originals` for all.
+        An original that cannot be read raises its error (``NotFoundError`` when missing) and
+        nothing is indexed. Returns the count."""
+        originals, failed = self.read_stored(jobs)
+        if failed:
+            raise next(iter(failed.values()))
+        self.index_originals(originals)
+        return len(originals)
+
+    def read_stored(self, jobs: Sequence[tuple[str, Sequence[str]]]
+                    ) -> tuple[list[Original], dict[int, Exception]]:
+        """The originals of ``jobs`` (``(user_id, memory_ids)`` each, one per queue message), read
+        from the store in parallel — on the ingest worker the reads, not embedding, were the cost
+        (100 sequential GETs per batch) — and which jobs could not be read: job position -> the
+        error of its first unreadable original. The originals are those of the readable jobs
+        only, so the worker indexes them and fails just the others.
+
+        SQS may deliver a message twice in one batch: each memory is still read, embedded and
+        written once (the index would keep one row either way; Milvus Lite and 2.3.5 were checked)."""
+        keys_of = [[self.storage_key(user_id, mid) for mid in mids] for user_id, mids in jobs]
+        keys = list(dict.fromkeys(k for ks in keys_of for k in ks))
+        got = dict(zip(keys, self.store.get_each(keys), strict=True))
+        failed: dict[int, Exception] = {}
+        originals: dict[str, Original] = {}
+        for i, ks in enumerate(keys_of):
+            try:
+                for k in ks:
+                    doc = got[k]
+                    if isinstance(doc, Exception):
+                        raise doc
+                    if k not in originals:
+                        originals[k] = Original.model_validate(doc)
+            except Exception as exc:  # this job fails alone; the batch goes on
+                failed[i] = exc
+        good = {k for i, ks in enumerate(keys_of) if i not in failed for k in ks}
+        return [o for k, o in originals.items() if k in good], failed
 
     def _judge_changes(self, originals: Sequence[Original], vectors: Any) -> list[Original]:
         """Conflict checks before writing: is each new statement the same fact as an active memory

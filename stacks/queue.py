@@ -50,6 +50,7 @@ class WriteQueue(Construct):
                 self.queue,
                 batch_size=self.settings.ingest_batch_size,
                 max_batching_window=Duration.seconds(self.settings.ingest_batching_window_s),
+                max_concurrency=self.settings.ingest_max_concurrency,
                 report_batch_item_failures=True,
             )
         )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -60,19 +60,33 @@ class RawStore(ABC):
         return self.fetch(keys, workers).docs
 
     def fetch(self, keys: list[str], workers: int = 16) -> Fetched:
-        """Like :meth:`get_many`, and says which keys are archived rather than missing."""
+        """Like :meth:`get_many`, and says which keys are archived rather than missing. Any other
+        read error (the store down) is raised."""
         archived: set[str] = set()
+        docs: dict[str, dict[str, Any] | None] = {}
+        for key, got in zip(keys, self.get_each(keys, workers), strict=True):
+            if isinstance(got, ArchivedError):
+                archived.add(key)
+            elif isinstance(got, Exception) and not isinstance(got, NotFoundError):
+                raise got
+            docs[key] = None if isinstance(got, Exception) else got
+        return Fetched(docs, archived)
 
-        def one(key: str) -> dict[str, Any] | None:
+    def get_each(self, keys: Sequence[str], workers: int = 16) -> list[dict[str, Any] | Exception]:
+        """Each key's document, in the order of ``keys``, or the exception its read raised.
+
+        Reads run on a bounded thread pool: each S3 GET is a round trip whose wait the other
+        reads fill (one boto3 client serves every thread). A failure is returned in its key's
+        place rather than raised, so a batch reader (the ingest worker) fails only the records
+        whose originals it could not read and indexes the rest."""
+
+        def one(key: str) -> dict[str, Any] | Exception:
             try:
                 return self.get_json(key)
-            except NotFoundError:
-                return None
-            except ArchivedError:
-                archived.add(key)
-                return None
+            except Exception as exc:  # handed back in the key's place; the caller decides
+                return exc
 
         if len(keys) <= 1:
-            return Fetched({k: one(k) for k in keys}, archived)
+            return [one(k) for k in keys]
         with ThreadPoolExecutor(max_workers=min(workers, len(keys))) as pool:
-            return Fetched(dict(zip(keys, pool.map(one, keys), strict=True)), archived)
+            return list(pool.map(one, keys))

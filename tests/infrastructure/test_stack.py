@@ -68,7 +68,8 @@ def test_queue_has_a_dlq_with_the_configured_retries_and_an_alarm(template: Any)
 
 def test_ingest_reports_batch_item_failures(template: Any) -> None:
     template.has_resource_properties("AWS::Lambda::EventSourceMapping", {
-        "FunctionResponseTypes": ["ReportBatchItemFailures"], "BatchSize": Settings().ingest_batch_size})
+        "FunctionResponseTypes": ["ReportBatchItemFailures"], "BatchSize": Settings().ingest_batch_size,
+        "ScalingConfig": {"MaximumConcurrency": Settings().ingest_max_concurrency}})
 
 
 def test_four_functions_with_the_handlers(template: Any) -> None:

@@ -145,6 +145,37 @@ def test_a_batch_is_indexed_in_one_write(stack: tuple[Settings, Queues, Any],
     assert sorted(r["id"] for r in tl["memories"]) == sorted(ids)
 
 
+def test_unreadable_messages_fail_alone_and_the_rest_is_one_write(stack: tuple[Settings, Queues, Any],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A message naming a missing original and one that is not JSON are reported by themselves;
+    the batch's other messages are read in parallel and indexed in one write, not one by one."""
+    from agent_memory import runtime
+    from lambdas import ingest
+
+    _, queues, sqs = stack
+    u = new_user()
+    ids = [call_api("POST", "/v1/memories", {"user_id": u, "content": f"My locker number is {i}"})[1]
+           ["memory_ids"][0] for i in range(5)]
+    drain(sqs, queues)  # the API's own messages; the batch below is built by hand
+
+    def msg(message_id: str, body: str) -> dict[str, Any]:
+        return {"MessageId": message_id, "ReceiptHandle": "r", "Body": body, "Attributes": {},
+                "MessageAttributes": {}}
+
+    good = [msg(f"ok{i}", json.dumps({"v": 1, "user_id": u, "memory_ids": [mid]})) for i, mid in enumerate(ids)]
+    batch = [*good[:2], msg("missing", json.dumps({"v": 1, "user_id": u, "memory_ids": ["f" * 32]})),
+             *good[2:4], msg("garbled", "not json at all"), good[4]]
+    m = runtime.memory()
+    calls: list[int] = []
+    original = m.index_originals
+    monkeypatch.setattr(m, "index_originals", lambda b: (calls.append(len(b)), original(b))[1])
+    result = ingest.handler(sqs_event(batch, queues.queue_arn), LocalContext("ingest"))
+    assert result["batchItemFailures"] == [{"itemIdentifier": "garbled"}, {"itemIdentifier": "missing"}]
+    assert calls == [5], "the five readable messages should make one embed + index write"
+    _, tl = call_api("GET", f"/v1/users/{u}/memories")
+    assert sorted(r["id"] for r in tl["memories"]) == sorted(ids)
+
+
 def test_a_message_twice_in_one_batch_makes_one_index_row(stack: tuple[Settings, Queues, Any]) -> None:
     from agent_memory import runtime
     from lambdas import ingest
