@@ -3,11 +3,13 @@ widening, persistence, and moving a Milvus-indexed store to HelixDB with `agent-
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+import helixdb as hx
 import numpy as np
 import pytest
 
@@ -20,6 +22,8 @@ from agent_memory.index.helix import HelixIndex
 from agent_memory.model import EmbeddingInfo, IndexRecord
 
 DIM = 8
+ENGINE_INDEXED_IS_IN = 64
+"""helix-db-embedded 0.3.3 answers ``is_in`` from an index for at most this many values."""
 INFO = EmbeddingInfo(provider="test", model="unit-vectors", version="1", dim=DIM)
 
 
@@ -90,3 +94,54 @@ def test_reindex_moves_a_milvus_store_to_helix_with_the_same_top_results(
     mean = sum(overlap) / len(overlap)
     print(f"top-5 overlap Milvus Lite -> HelixDB embedded: {mean:.3f} over {len(qs)} queries")
     assert all(before) and mean >= 0.95
+
+
+def _id_lookup_sizes(node: object) -> list[int]:
+    """The value counts of every ``is_in`` on ``id`` in a serialized request
+    (``{"is_in": {"value": {"property": "id"}, "values": {"constant": {"string_array": [...]}}}}``)."""
+    if isinstance(node, list):
+        return [n for value in node for n in _id_lookup_sizes(value)]
+    if not isinstance(node, dict):
+        return []
+    found = [n for value in node.values() for n in _id_lookup_sizes(value)]
+    lookup = node.get("is_in")
+    if isinstance(lookup, dict) and lookup.get("value") == {"property": "id"}:
+        found.append(len(lookup["values"]["constant"]["string_array"]))
+    return found
+
+
+def test_batches_over_64_ids_replace_get_and_delete_through_indexed_lookups(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ingest writes 100 rows at a time. The engine answers ``is_in`` from the id index only up to
+    64 values and scans every node beyond (issue 19: 21 memories/s at 10k), so each request must
+    split its ids; and splitting must keep replace-by-id, get and delete exact."""
+    index = HelixIndex(f"helix+embedded://{tmp_path}", "chunks")
+    index.ensure(INFO)
+    sent: list[object] = []
+    query = index.client.query
+
+    def spy(request: hx.QueryRequest) -> object:
+        sent.append(json.loads(request.to_json_string()))
+        return query(request)
+
+    monkeypatch.setattr(index.client, "query", spy)
+    rng = np.random.default_rng(5)
+    vectors = rng.normal(size=(150, DIM)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    index.write([record(i, "u1") for i in range(150)], vectors)
+    index.write([record(1000 + i, "u2") for i in range(3)], vectors[:3])
+    renamed = [record(i, "u1").model_copy(update={"summary": f"v2 {i}"}) for i in range(150)]
+    index.write(renamed, vectors)  # a replace of all 150: no second copy of any
+    assert index.count() == 153
+    got = index.get([r.id for r in renamed] + [renamed[0].id])
+    assert sorted(r.id for r in got) == sorted(r.id for r in renamed)
+    assert {r.summary for r in got} == {f"v2 {i}" for i in range(150)}
+    index.delete([r.id for r in renamed[:130]])
+    assert index.count() == 23
+    assert {r.id for r in index.get([r.id for r in renamed])} == {r.id for r in renamed[130:]}
+    assert len(index.query(MemoryFilter(user_id="u2"))) == 3  # the other user's rows untouched
+
+    sizes = [n for request in sent for n in _id_lookup_sizes(request)]
+    assert sizes and max(sizes) <= ENGINE_INDEXED_IS_IN
+    assert ENGINE_INDEXED_IS_IN in sizes  # the lists were split into full lookups, not shortened
+    index.close()
