@@ -417,16 +417,20 @@ class Memory:
         """Decide who is current on ``o.topic_id``: the newest by ``created_at`` wins.
 
         A newer memory deactivates older active ones; a back-filled older memory arrives
-        already inactive. Never deletes anything."""
+        already inactive. Never deletes anything. "Newer" is the order :meth:`_settle_topic`
+        uses, ``(created_at, id)`` at the index's millisecond precision: comparing the original's
+        microseconds with a row's milliseconds let two writes of one millisecond each find the
+        other older, supersede each other and leave the topic with no active version."""
         if not o.topic_id:
             return o
         active = [r for r in self.index.query(_in_scope_of(o, self.clock(), topic_id=o.topic_id))
                   if r.id != o.memory_id]
-        newer = [r for r in active if r.created_at > o.created_at]
+        mine = (to_ms(o.created_at), o.memory_id)
+        newer = [r for r in active if (to_ms(r.created_at), r.id) > mine]
         state = o.state.model_copy()
         if newer:
             state.is_active = False
-            state.superseded_by = max(newer, key=lambda r: r.created_at).id
+            state.superseded_by = max(newer, key=lambda r: (r.created_at, r.id)).id
         else:
             state.supersedes = sorted({*state.supersedes, *(r.id for r in active)})
         if state == o.state:
