@@ -39,6 +39,7 @@ from agent_memory.errors import BackendUnavailableError, IndexSchemaError, Model
 from agent_memory.filters import MemoryFilter, checked_enum, checked_scope, matches, where_terms
 from agent_memory.ids import validate_id, validate_memory_id
 from agent_memory.index.base import INDEX_SCHEMA, SCALAR_FIELDS, SearchHit, VectorIndex, record_to_row, row_to_record
+from agent_memory.index.helix_transport import PreEncodedRequest, install_fast_bytes_lowering
 from agent_memory.model import EmbeddingInfo, IndexRecord, to_ms
 
 EMBEDDED = "helix+embedded://"
@@ -153,6 +154,7 @@ class HelixIndex(VectorIndex):
         self._embedded = uri.startswith(EMBEDDED)
         try:
             if self._embedded:
+                install_fast_bytes_lowering()
                 self.client = _Shared.open(Path(uri.removeprefix(EMBEDDED) or "."), "agent_memory")
             elif uri.startswith(REMOTE):
                 self.client = hx.Client.server(uri.removeprefix("helix+"), api_key=api_key)
@@ -346,7 +348,7 @@ class HelixIndex(VectorIndex):
 
     # -- transport ------------------------------------------------------------
     def _read(self, batch: hx.ReadBatch, **params: Any) -> Any:
-        return self._send(hx.QueryRequest.read(batch), params)
+        return self._send(PreEncodedRequest.read(batch), params)
 
     def _write(self, batch: hx.WriteBatch, **params: Any) -> Any:
         """Write transactions are optimistic: two at once can conflict. Every write here is
@@ -355,18 +357,16 @@ class HelixIndex(VectorIndex):
         for attempt in range(WRITE_RETRIES):
             try:
                 with _Shared.write_lock(self.client):
-                    return self._send(hx.QueryRequest.write(batch), params)
+                    return self._send(PreEncodedRequest.write(batch), params)
             except BackendUnavailableError as exc:
                 if "conflict" not in str(exc).lower() or attempt == WRITE_RETRIES - 1:
                     raise
                 time.sleep(0.02 * 2 ** attempt)
         raise AssertionError("unreachable")
 
-    def _send(self, request: hx.QueryRequest, params: dict[str, Any]) -> Any:
-        for name, value in params.items():
-            request = request.with_untyped_parameter(name, value)
+    def _send(self, request: PreEncodedRequest, params: dict[str, Any]) -> Any:
         with _errors(self.uri):
-            return self.client.query(request) or {}
+            return self.client.query(request.with_json_parameters(params)) or {}
 
 
 @contextmanager
