@@ -289,13 +289,16 @@ class Memory:
                      else self.embedder.default_duplicate_similarity)
         pending: list[tuple[int, Original, list[SearchHit]]] = []
         out = list(originals)
-        for i, (o, v) in enumerate(zip(originals, vectors, strict=True)):
-            if (o.state.duplicate_of or not o.state.is_active or o.state.deleted_at is not None
-                    or o.provenance.get("kind") == "chunk"):
-                continue
-            hits = [h for h in self.index.search(v, _in_scope_of(o, self.clock()),
-                                                 limit=s.change_candidates + 1, strong=True)
-                    if h.record.id != o.memory_id][:s.change_candidates]
+        judged = [i for i, o in enumerate(originals)
+                  if not (o.state.duplicate_of or not o.state.is_active or o.state.deleted_at is not None
+                          or o.provenance.get("kind") == "chunk")]
+        # One request for the whole batch where the index can (the statements of a batch are
+        # not compared with each other, so no search depends on another's outcome).
+        nearest = self.index.search_many([(vectors[i], _in_scope_of(originals[i], self.clock())) for i in judged],
+                                         limit=s.change_candidates + 1, strong=True)
+        for i, near in zip(judged, nearest, strict=True):
+            o = originals[i]
+            hits = [h for h in near if h.record.id != o.memory_id][:s.change_candidates]
             same = next((h.record for h in hits if same_statement(h.record.summary, o.summary, h.similarity,
                                                                    threshold)), None)
             if same is not None and s.deduplicate:

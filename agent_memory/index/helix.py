@@ -26,11 +26,11 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import helixdb as hx
 
@@ -107,6 +107,15 @@ def predicates(flt: MemoryFilter) -> tuple[str, list[hx.Predicate]]:
 def id_chunks(ids: list[str]) -> list[list[str]]:
     """``ids`` in lookups the engine answers from its id index (:data:`ID_LOOKUP_MAX` each)."""
     return [ids[i:i + ID_LOOKUP_MAX] for i in range(0, len(ids), ID_LOOKUP_MAX)]
+
+
+class _SearchPlan(NamedTuple):
+    """One search of a batch: the validated user, the engine's post-filters, the query vector."""
+
+    user_id: str
+    preds: list[hx.Predicate]
+    vector: list[float]
+    flt: MemoryFilter
 
 
 class _Shared:
@@ -295,25 +304,42 @@ class HelixIndex(VectorIndex):
     def search(self, vector: Vectors, flt: MemoryFilter, limit: int,
                strong: bool = False) -> list[SearchHit]:
         """Reads are always read-your-writes here, so ``strong`` changes nothing."""
-        user_id, preds = predicates(flt)
-        q = [float(x) for x in vector.tolist()]
+        return self.search_many([(vector, flt)], limit, strong)[0]
+
+    def search_many(self, queries: Sequence[tuple[Vectors, MemoryFilter]], limit: int,
+                    strong: bool = False) -> list[list[SearchHit]]:
+        """All the searches in one read request (a batch's change detection: one per new memory),
+        then, for any whose post-filter kept fewer than ``limit`` of its nearest rows while its
+        user has more, that search again over all of the user's rows."""
+        plans = [_SearchPlan(*predicates(flt), [float(x) for x in vector.tolist()], flt) for vector, flt in queries]
         fetch = min(MAX_CANDIDATES, max(2 * limit, limit + 32))
-        while True:
-            nearest = hx.g().vector_search_nodes(self.label, "embedding", q, fetch, user_id)
-            if preds:
-                nearest = nearest.where(hx.Predicate.and_(preds))
-            found = self._read(
-                hx.read_batch()
-                .var_as("h", nearest.project(self._projection(distance=True)))
-                .var_as("n", self._of_user(user_id).count())
-                .returning(["h", "n"]))
-            total = int(found["n"])
-            hits = [(r, float(h["$distance"])) for h in found["h"] if matches(r := _record(h), flt.where)]
-            if len(hits) >= limit or total <= fetch or fetch >= MAX_CANDIDATES:
-                break
-            fetch = min(MAX_CANDIDATES, total)  # post-filter removed too many: take all the user's rows
-        hits.sort(key=lambda h: h[1])
-        return [SearchHit(r, 1.0 - 2.0 * d) for r, d in hits[:limit]]
+        out = []
+        for plan, (hits, total) in zip(plans, self._search_round(plans, fetch), strict=True):
+            if len(hits) < limit and total > fetch and fetch < MAX_CANDIDATES:
+                hits, _ = self._search_round([plan], min(MAX_CANDIDATES, total))[0]  # take all the user's rows
+            hits.sort(key=lambda h: h[1])
+            out.append([SearchHit(r, 1.0 - 2.0 * d) for r, d in hits[:limit]])
+        return out
+
+    def _search_round(self, plans: list[_SearchPlan], fetch: int) -> list[tuple[list[tuple[IndexRecord, float]], int]]:
+        """Each plan's ``fetch`` nearest rows of its user passing its filters, with ``$distance``,
+        and its user's row count, all from one read request."""
+        if not plans:
+            return []
+        users = list(dict.fromkeys(p.user_id for p in plans))
+        batch = hx.read_batch()
+        for k, p in enumerate(plans):
+            nearest = hx.g().vector_search_nodes(self.label, "embedding", p.vector, fetch, p.user_id)
+            if p.preds:
+                nearest = nearest.where(hx.Predicate.and_(p.preds))
+            batch = batch.var_as(f"h{k}", nearest.project(self._projection(distance=True)))
+        for j, user in enumerate(users):
+            batch = batch.var_as(f"n{j}", self._of_user(user).count())
+        found = self._read(batch.returning([*(f"h{k}" for k in range(len(plans))),
+                                            *(f"n{j}" for j in range(len(users)))]))
+        totals = {user: int(found[f"n{j}"]) for j, user in enumerate(users)}
+        return [([(r, float(h["$distance"])) for h in found[f"h{k}"] if matches(r := _record(h), p.flt.where)],
+                 totals[p.user_id]) for k, p in enumerate(plans)]
 
     def query(self, flt: MemoryFilter, limit: int = 10_000) -> list[IndexRecord]:
         user_id, preds = predicates(flt)

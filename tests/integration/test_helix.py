@@ -145,3 +145,48 @@ def test_batches_over_64_ids_replace_get_and_delete_through_indexed_lookups(
     assert sizes and max(sizes) <= ENGINE_INDEXED_IS_IN
     assert ENGINE_INDEXED_IS_IN in sizes  # the lists were split into full lookups, not shortened
     index.close()
+
+
+def test_search_many_is_one_request_with_the_answers_of_single_searches(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The change detector searches once per new memory of a batch: HelixDB answers them all in one
+    read, and each answer must be what :meth:`search` alone gives, tenant, filters and widening included."""
+    index = HelixIndex(f"helix+embedded://{tmp_path}", "many")
+    index.ensure(INFO)
+    rng = np.random.default_rng(11)
+    vectors = rng.normal(size=(90, DIM)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    records = [record(i, f"u{i % 3}", deleted=i < 45 and i % 3 == 0) for i in range(90)]
+    index.write(records, vectors)
+    queries = [(vectors[i], MemoryFilter(user_id=f"u{i % 3}")) for i in range(6)]
+    queries += [(vectors[7], MemoryFilter(user_id="u1", memory_ids=[r.id for r in records[1:40:3]])),
+                (vectors[0], MemoryFilter(user_id="u0", include_deleted=True)),
+                (vectors[3], MemoryFilter(user_id="nobody"))]
+    singles = [index.search(v, f, limit=12) for v, f in queries]
+    reads: list[object] = []
+    query = index.client.query
+
+    def spy(request: hx.QueryRequest) -> object:
+        reads.append(request)
+        return query(request)
+
+    monkeypatch.setattr(index.client, "query", spy)
+    many = index.search_many(queries, limit=12)
+    assert [[(h.record.id, round(h.similarity, 5)) for h in hits] for hits in many] == \
+        [[(h.record.id, round(h.similarity, 5)) for h in hits] for hits in singles]
+    assert len(reads) == 1  # no widening needed: 30 rows per user, 15 of u0's deleted, limit 12
+    assert all(h.record.user_id == f.user_id for hits, (_, f) in zip(many, queries, strict=True) for h in hits)
+    assert all(h.record.deleted_at is None for h in many[0])  # u0: the 15 deleted rows filtered out
+    assert many[-1] == [] and index.search_many([], limit=5) == []
+
+    reads.clear()  # user w: its 50 nearest rows deleted, so only that search widens, in a second read
+    near = np.tile(np.eye(DIM, dtype=np.float32)[0], (50, 1)) + rng.normal(0, 0.01, (50, DIM)).astype(np.float32)
+    far = np.tile(np.eye(DIM, dtype=np.float32)[1], (10, 1)) + rng.normal(0, 0.01, (10, DIM)).astype(np.float32)
+    w_vectors = np.vstack([near, far])
+    w_vectors /= np.linalg.norm(w_vectors, axis=1, keepdims=True)
+    index.write([record(200 + i, "w", deleted=i < 50) for i in range(60)], w_vectors)
+    wide = index.search_many([(np.eye(DIM, dtype=np.float32)[0], MemoryFilter(user_id="w")), queries[1]], limit=5)
+    assert len(reads) == 1 + 1 + 1  # the write, the batch, the widened search
+    assert len(wide[0]) == 5 and all(h.record.deleted_at is None and h.record.user_id == "w" for h in wide[0])
+    assert [h.record.id for h in wide[1]] == [h.record.id for h in singles[1][:5]]
+    index.close()
