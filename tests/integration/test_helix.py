@@ -18,7 +18,7 @@ from agent_memory.embed.base import Embedder
 from agent_memory.errors import BackendUnavailableError
 from agent_memory.evaluation.synthetic import memories, questions
 from agent_memory.filters import MemoryFilter
-from agent_memory.index.helix import HelixIndex
+from agent_memory.index.helix import SEARCH_BATCH, HelixIndex
 from agent_memory.model import EmbeddingInfo, IndexRecord
 
 DIM = 8
@@ -149,8 +149,9 @@ def test_batches_over_64_ids_replace_get_and_delete_through_indexed_lookups(
 
 def test_search_many_is_one_request_with_the_answers_of_single_searches(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The change detector searches once per new memory of a batch: HelixDB answers them all in one
-    read, and each answer must be what :meth:`search` alone gives, tenant, filters and widening included."""
+    """The change detector searches once per new memory of a batch: HelixDB answers them in reads of
+    SEARCH_BATCH searches, and each answer must be what :meth:`search` alone gives (tenants, filters,
+    widening)."""
     index = HelixIndex(f"helix+embedded://{tmp_path}", "many")
     index.ensure(INFO)
     rng = np.random.default_rng(11)
@@ -174,7 +175,8 @@ def test_search_many_is_one_request_with_the_answers_of_single_searches(
     many = index.search_many(queries, limit=12)
     assert [[(h.record.id, round(h.similarity, 5)) for h in hits] for hits in many] == \
         [[(h.record.id, round(h.similarity, 5)) for h in hits] for hits in singles]
-    assert len(reads) == 1  # no widening needed: 30 rows per user, 15 of u0's deleted, limit 12
+    assert len(queries) == SEARCH_BATCH + 1
+    assert len(reads) == 2  # requests of SEARCH_BATCH; no widening: 30 rows per user, 15 of u0's deleted
     assert all(h.record.user_id == f.user_id for hits, (_, f) in zip(many, queries, strict=True) for h in hits)
     assert all(h.record.deleted_at is None for h in many[0])  # u0: the 15 deleted rows filtered out
     assert many[-1] == [] and index.search_many([], limit=5) == []
@@ -189,4 +191,29 @@ def test_search_many_is_one_request_with_the_answers_of_single_searches(
     assert len(reads) == 1 + 1 + 1  # the write, the batch, the widened search
     assert len(wide[0]) == 5 and all(h.record.deleted_at is None and h.record.user_id == "w" for h in wide[0])
     assert [h.record.id for h in wide[1]] == [h.record.id for h in singles[1][:5]]
+    index.close()
+
+
+def test_search_many_falls_back_to_single_searches_when_the_planner_gives_up(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large read once failed in the engine's planner ("unsupported cascades plan"): the same
+    searches are then answered one per request, with the same results."""
+    index = HelixIndex(f"helix+embedded://{tmp_path}", "planner")
+    index.ensure(INFO)
+    vectors = np.random.default_rng(2).normal(size=(12, DIM)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    index.write([record(i, f"u{i % 2}") for i in range(12)], vectors)
+    queries = [(vectors[i], MemoryFilter(user_id=f"u{i % 2}")) for i in range(3)]
+    singles = [index.search(v, f, limit=3) for v, f in queries]
+    read = index._read
+    failed: list[int] = []
+
+    def flaky(batch: hx.ReadBatch, **params: object) -> object:
+        if not failed:
+            failed.append(1)
+            raise BackendUnavailableError("HelixDB: Query error: planner error: unsupported cascades plan")
+        return read(batch, **params)
+
+    monkeypatch.setattr(index, "_read", flaky)
+    assert index.search_many(queries, limit=3) == singles and failed == [1]
     index.close()
