@@ -838,6 +838,7 @@ def bench(
     from rich.table import Table
 
     from agent_memory.evaluation import bench as b
+    from agent_memory.evaluation import bench_compare
     from agent_memory.evaluation import peers as peers_mod
 
     try:
@@ -926,10 +927,14 @@ def bench(
         console.print(_peer_bench_table(name, p, result))
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"bench-{result['label']}.json"
+    committed = bench_compare.committed_result(path)  # before this run replaces it
     path.write_text(json.dumps(result, indent=2))
     if not tiering:
         b.plot(result, path.with_suffix(".png"))
     console.print(f"wrote {path} and its .png" if not tiering else f"wrote {path}")
+    for worse in bench_compare.regressions(result, committed) if committed and not tiering else ():
+        err_console.print(f"[bold yellow]warning[/]: {worse} in {path.name}; more than the machine's "
+                          "noise: find the cause before committing")
 
 
 @app.command()

@@ -314,13 +314,16 @@ class Memory:
                      else self.embedder.default_duplicate_similarity)
         pending: list[tuple[int, Original, list[SearchHit]]] = []
         out = list(originals)
-        for i, (o, v) in enumerate(zip(originals, vectors, strict=True)):
-            if (o.state.duplicate_of or not o.state.is_active or o.state.deleted_at is not None
-                    or o.provenance.get("kind") == "chunk"):
-                continue
-            hits = [h for h in self.index.search(v, _in_scope_of(o, self.clock()),
-                                                 limit=s.change_candidates + 1, strong=True)
-                    if h.record.id != o.memory_id][:s.change_candidates]
+        judged = [i for i, o in enumerate(originals)
+                  if not (o.state.duplicate_of or not o.state.is_active or o.state.deleted_at is not None
+                          or o.provenance.get("kind") == "chunk")]
+        # One request for the whole batch where the index can (the statements of a batch are
+        # not compared with each other, so no search depends on another's outcome).
+        nearest = self.index.search_many([(vectors[i], _in_scope_of(originals[i], self.clock())) for i in judged],
+                                         limit=s.change_candidates + 1, strong=True)
+        for i, near in zip(judged, nearest, strict=True):
+            o = originals[i]
+            hits = [h for h in near if h.record.id != o.memory_id][:s.change_candidates]
             same = next((h.record for h in hits if same_statement(h.record.summary, o.summary, h.similarity,
                                                                    threshold)), None)
             if same is not None and s.deduplicate:
@@ -442,16 +445,20 @@ class Memory:
         """Decide who is current on ``o.topic_id``: the newest by ``created_at`` wins.
 
         A newer memory deactivates older active ones; a back-filled older memory arrives
-        already inactive. Never deletes anything."""
+        already inactive. Never deletes anything. "Newer" is the order :meth:`_settle_topic`
+        uses, ``(created_at, id)`` at the index's millisecond precision: comparing the original's
+        microseconds with a row's milliseconds let two writes of one millisecond each find the
+        other older, supersede each other and leave the topic with no active version."""
         if not o.topic_id:
             return o
         active = [r for r in self.index.query(_in_scope_of(o, self.clock(), topic_id=o.topic_id))
                   if r.id != o.memory_id]
-        newer = [r for r in active if r.created_at > o.created_at]
+        mine = (to_ms(o.created_at), o.memory_id)
+        newer = [r for r in active if (to_ms(r.created_at), r.id) > mine]
         state = o.state.model_copy()
         if newer:
             state.is_active = False
-            state.superseded_by = max(newer, key=lambda r: r.created_at).id
+            state.superseded_by = max(newer, key=lambda r: (r.created_at, r.id)).id
         else:
             state.supersedes = sorted({*state.supersedes, *(r.id for r in active)})
         if state == o.state:

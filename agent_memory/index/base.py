@@ -9,6 +9,7 @@ read of the original) and the vector. It never holds anything the store lacks.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -86,6 +87,13 @@ class VectorIndex(ABC):
     def search(self, vector: Vectors, flt: MemoryFilter, limit: int,
                strong: bool = False) -> list[SearchHit]:
         """Nearest rows passing ``flt``, most similar first."""
+
+    def search_many(self, queries: Sequence[tuple[Vectors, MemoryFilter]], limit: int,
+                    strong: bool = False) -> list[list[SearchHit]]:
+        """:meth:`search` for each ``(vector, filter)``, in order. The change detector searches once
+        per new memory of a batch; a backend that can answer several searches in one request
+        (HelixDB: one read, one event loop, one transaction) overrides this."""
+        return [self.search(vector, flt, limit, strong) for vector, flt in queries]
 
     @abstractmethod
     def query(self, flt: MemoryFilter, limit: int = 10_000) -> list[IndexRecord]:

@@ -355,6 +355,28 @@ def test_selfcheck_passes_and_cleans_up(memory: Memory) -> None:
     assert memory.health()["status"] == "ok"
 
 
+def test_two_versions_of_one_millisecond_keep_one_active(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The index keeps ``created_at`` in milliseconds, the original in microseconds. Within one
+    millisecond the order is ``(created_at in ms, id)`` everywhere; comparing a row's milliseconds
+    with an original's microseconds once let a back-filled version take the current one's place,
+    and concurrent writers of one millisecond supersede each other (no active version left)."""
+    from agent_memory.ids import memory_id_for_key
+
+    u = new_user()
+    monkeypatch.setattr(memory, "settings", memory.settings.model_copy(  # two cities: no duplicate check
+        update={"deduplicate": False, "detect_changes": False}))
+    keys = [f"k{i}" for i in range(8)]
+    low, high = sorted(keys[:2], key=lambda k: memory_id_for_key(u, k))  # the back-filled one gets the lower id
+    t = datetime(2026, 5, 1, 12, 0, 0, 700, tzinfo=UTC)
+    [current] = memory.remember(user_id=u, content="I live in Oslo", topic_id="city", created_at=t,
+                                idempotency_key=high)
+    [backfilled] = memory.remember(user_id=u, content="I live in Bergen", topic_id="city",
+                                   created_at=t - timedelta(microseconds=300), idempotency_key=low)
+    assert backfilled < current
+    versions = memory.versions("city", user_id=u)
+    assert {v.id for v in versions if v.is_active} == {current}
+
+
 def test_concurrent_writers_leave_exactly_one_active_version(memory: Memory) -> None:
     from concurrent.futures import ThreadPoolExecutor
 

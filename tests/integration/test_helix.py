@@ -3,11 +3,13 @@ widening, persistence, and moving a Milvus-indexed store to HelixDB with `agent-
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+import helixdb as hx
 import numpy as np
 import pytest
 
@@ -16,10 +18,12 @@ from agent_memory.embed.base import Embedder
 from agent_memory.errors import BackendUnavailableError
 from agent_memory.evaluation.synthetic import memories, questions
 from agent_memory.filters import MemoryFilter
-from agent_memory.index.helix import HelixIndex
+from agent_memory.index.helix import SEARCH_BATCH, HelixIndex
 from agent_memory.model import EmbeddingInfo, IndexRecord
 
 DIM = 8
+ENGINE_INDEXED_IS_IN = 64
+"""helix-db-embedded 0.3.3 answers ``is_in`` from an index for at most this many values."""
 INFO = EmbeddingInfo(provider="test", model="unit-vectors", version="1", dim=DIM)
 
 
@@ -90,3 +94,126 @@ def test_reindex_moves_a_milvus_store_to_helix_with_the_same_top_results(
     mean = sum(overlap) / len(overlap)
     print(f"top-5 overlap Milvus Lite -> HelixDB embedded: {mean:.3f} over {len(qs)} queries")
     assert all(before) and mean >= 0.95
+
+
+def _id_lookup_sizes(node: object) -> list[int]:
+    """The value counts of every ``is_in`` on ``id`` in a serialized request
+    (``{"is_in": {"value": {"property": "id"}, "values": {"constant": {"string_array": [...]}}}}``)."""
+    if isinstance(node, list):
+        return [n for value in node for n in _id_lookup_sizes(value)]
+    if not isinstance(node, dict):
+        return []
+    found = [n for value in node.values() for n in _id_lookup_sizes(value)]
+    lookup = node.get("is_in")
+    if isinstance(lookup, dict) and lookup.get("value") == {"property": "id"}:
+        found.append(len(lookup["values"]["constant"]["string_array"]))
+    return found
+
+
+def test_batches_over_64_ids_replace_get_and_delete_through_indexed_lookups(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ingest writes 100 rows at a time. The engine answers ``is_in`` from the id index only up to
+    64 values and scans every node beyond (issue 19: 21 memories/s at 10k), so each request must
+    split its ids; and splitting must keep replace-by-id, get and delete exact."""
+    index = HelixIndex(f"helix+embedded://{tmp_path}", "chunks")
+    index.ensure(INFO)
+    sent: list[object] = []
+    query = index.client.query
+
+    def spy(request: hx.QueryRequest) -> object:
+        sent.append(json.loads(request.to_json_string()))
+        return query(request)
+
+    monkeypatch.setattr(index.client, "query", spy)
+    rng = np.random.default_rng(5)
+    vectors = rng.normal(size=(150, DIM)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    index.write([record(i, "u1") for i in range(150)], vectors)
+    index.write([record(1000 + i, "u2") for i in range(3)], vectors[:3])
+    renamed = [record(i, "u1").model_copy(update={"summary": f"v2 {i}"}) for i in range(150)]
+    index.write(renamed, vectors)  # a replace of all 150: no second copy of any
+    assert index.count() == 153
+    got = index.get([r.id for r in renamed] + [renamed[0].id])
+    assert sorted(r.id for r in got) == sorted(r.id for r in renamed)
+    assert {r.summary for r in got} == {f"v2 {i}" for i in range(150)}
+    index.delete([r.id for r in renamed[:130]])
+    assert index.count() == 23
+    assert {r.id for r in index.get([r.id for r in renamed])} == {r.id for r in renamed[130:]}
+    assert len(index.query(MemoryFilter(user_id="u2"))) == 3  # the other user's rows untouched
+
+    sizes = [n for request in sent for n in _id_lookup_sizes(request)]
+    assert sizes and max(sizes) <= ENGINE_INDEXED_IS_IN
+    assert ENGINE_INDEXED_IS_IN in sizes  # the lists were split into full lookups, not shortened
+    index.close()
+
+
+def test_search_many_is_one_request_with_the_answers_of_single_searches(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The change detector searches once per new memory of a batch: HelixDB answers them in reads of
+    SEARCH_BATCH searches, and each answer must be what :meth:`search` alone gives (tenants, filters,
+    widening)."""
+    index = HelixIndex(f"helix+embedded://{tmp_path}", "many")
+    index.ensure(INFO)
+    rng = np.random.default_rng(11)
+    vectors = rng.normal(size=(90, DIM)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    records = [record(i, f"u{i % 3}", deleted=i < 45 and i % 3 == 0) for i in range(90)]
+    index.write(records, vectors)
+    queries = [(vectors[i], MemoryFilter(user_id=f"u{i % 3}")) for i in range(6)]
+    queries += [(vectors[7], MemoryFilter(user_id="u1", memory_ids=[r.id for r in records[1:40:3]])),
+                (vectors[0], MemoryFilter(user_id="u0", include_deleted=True)),
+                (vectors[3], MemoryFilter(user_id="nobody"))]
+    singles = [index.search(v, f, limit=12) for v, f in queries]
+    reads: list[object] = []
+    query = index.client.query
+
+    def spy(request: hx.QueryRequest) -> object:
+        reads.append(request)
+        return query(request)
+
+    monkeypatch.setattr(index.client, "query", spy)
+    many = index.search_many(queries, limit=12)
+    assert [[(h.record.id, round(h.similarity, 5)) for h in hits] for hits in many] == \
+        [[(h.record.id, round(h.similarity, 5)) for h in hits] for hits in singles]
+    assert len(queries) == SEARCH_BATCH + 1
+    assert len(reads) == 2  # requests of SEARCH_BATCH; no widening: 30 rows per user, 15 of u0's deleted
+    assert all(h.record.user_id == f.user_id for hits, (_, f) in zip(many, queries, strict=True) for h in hits)
+    assert all(h.record.deleted_at is None for h in many[0])  # u0: the 15 deleted rows filtered out
+    assert many[-1] == [] and index.search_many([], limit=5) == []
+
+    reads.clear()  # user w: its 50 nearest rows deleted, so only that search widens, in a second read
+    near = np.tile(np.eye(DIM, dtype=np.float32)[0], (50, 1)) + rng.normal(0, 0.01, (50, DIM)).astype(np.float32)
+    far = np.tile(np.eye(DIM, dtype=np.float32)[1], (10, 1)) + rng.normal(0, 0.01, (10, DIM)).astype(np.float32)
+    w_vectors = np.vstack([near, far])
+    w_vectors /= np.linalg.norm(w_vectors, axis=1, keepdims=True)
+    index.write([record(200 + i, "w", deleted=i < 50) for i in range(60)], w_vectors)
+    wide = index.search_many([(np.eye(DIM, dtype=np.float32)[0], MemoryFilter(user_id="w")), queries[1]], limit=5)
+    assert len(reads) == 1 + 1 + 1  # the write, the batch, the widened search
+    assert len(wide[0]) == 5 and all(h.record.deleted_at is None and h.record.user_id == "w" for h in wide[0])
+    assert [h.record.id for h in wide[1]] == [h.record.id for h in singles[1][:5]]
+    index.close()
+
+
+def test_search_many_falls_back_to_single_searches_when_the_planner_gives_up(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large read once failed in the engine's planner ("unsupported cascades plan"): the same
+    searches are then answered one per request, with the same results."""
+    index = HelixIndex(f"helix+embedded://{tmp_path}", "planner")
+    index.ensure(INFO)
+    vectors = np.random.default_rng(2).normal(size=(12, DIM)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    index.write([record(i, f"u{i % 2}") for i in range(12)], vectors)
+    queries = [(vectors[i], MemoryFilter(user_id=f"u{i % 2}")) for i in range(3)]
+    singles = [index.search(v, f, limit=3) for v, f in queries]
+    read = index._read
+    failed: list[int] = []
+
+    def flaky(batch: hx.ReadBatch, **params: object) -> object:
+        if not failed:
+            failed.append(1)
+            raise BackendUnavailableError("HelixDB: Query error: planner error: unsupported cascades plan")
+        return read(batch, **params)
+
+    monkeypatch.setattr(index, "_read", flaky)
+    assert index.search_many(queries, limit=3) == singles and failed == [1]
+    index.close()
