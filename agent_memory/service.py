@@ -41,6 +41,7 @@ from agent_memory.ids import memory_id_for_key, new_memory_id, validate_id, vali
 from agent_memory.index import VectorIndex, open_index
 from agent_memory.index.base import SearchHit
 from agent_memory.judge import Judge, load_judge
+from agent_memory.judge.answer import MAX_CHARS as ANSWER_MAX_CHARS
 from agent_memory.judge.models import ChangeVerdict, TurnVerdict
 from agent_memory.lexical import bm25_scores, normalized
 from agent_memory.llm import LLM
@@ -674,10 +675,15 @@ class Memory:
 
     def _second_look(self, gate: dict[str, Any], candidates: Sequence[Candidate]) -> dict[str, Any]:
         """The gate's decision with what the search found (:mod:`agent_memory.judge.answer`): the
-        query model's score and the best candidate's similarity together decide."""
+        query model's score and the best candidate's similarity together decide, unless the most
+        relevant candidate is a long memory (a document chunk), whose similarity it cannot read."""
         model = self.judge.answer
         if model is None or not candidates:
             return gate
+        top = candidates[0].record  # the most relevant (candidates come sorted by relevance)
+        if top.content is None or len(top.content) > ANSWER_MAX_CHARS:
+            return {**gate, "second_look": f"skipped: the most relevant memory ({top.id}) is longer than the "
+                                           f"statements the answer model reads ({ANSWER_MAX_CHARS} characters)"}
         best = max(candidates, key=lambda c: c.similarity)
         score = model.score(gate["personal"], best.similarity)
         answer = score >= model.threshold

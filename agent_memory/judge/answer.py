@@ -12,7 +12,7 @@ personal ones passed. It replaces a hand-set rule ("answer anyway above similari
 
 The model is four numbers kept in the gate's weights file (``meta["answer"]``): the weights of the
 two inputs, the intercept and the threshold on P(answer). It exists only for a provider with an
-embedding: similarities are on that model's scale.
+embedding: similarities are on that model's scale, and only for statements (:data:`MAX_CHARS`).
 """
 
 from __future__ import annotations
@@ -29,6 +29,11 @@ from agent_memory.judge.linear import fit, out_of_fold
 from agent_memory.judge.thresholds import highest_threshold
 
 CLASSES = ("nothing", "answer")
+MAX_CHARS = 300
+"""The longest memory whose similarity the model reads. It was fitted on statements (the profiles'
+memories: up to 112 characters); a long note or a document chunk (640 tokens) embeds as an average
+of many sentences and matches any one question weakly ("what is the launch codename?" against the
+passage that names it), so when the most relevant candidate is longer, the first look decides."""
 
 
 def _logit(p: float) -> float:
