@@ -564,7 +564,7 @@ def _eval_gate(out: Path) -> None:
     from agent_memory.evaluation import judge_eval
 
     with Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(), console=err_console) as bar:
-        task = bar.add_task("recall gate (with and without)", total=None)
+        task = bar.add_task("recall gate (default, second look, none)", total=None)
         result = judge_eval.recall_gate(on_progress=lambda stage, n: bar.advance(task, n))
     for split in judge_eval.SPLITS:
         r = result[split]
@@ -572,9 +572,10 @@ def _eval_gate(out: Path) -> None:
         rows = []
         for key in ("general_answered_nothing", "general_answered_nothing/en", "general_answered_nothing/zh",
                     "personal_expected_back", "personal_expected_back/en", "personal_expected_back/zh"):
-            rows.append((key, str(r["gate"].get(key)), str(r["no_gate"].get(key))))
+            rows.append((key, *(str(r[mode].get(key)) for mode in ("gate", "gate_second_look", "no_gate"))))
         _table(f"recall gate, {label}: {r['profiles']} profiles, {r['tied_queries']} personal queries with "
-               f"expected memories, {r['general_queries']} general queries", rows, ("measure", "gate", "no gate"))
+               f"expected memories, {r['general_queries']} general queries", rows,
+               ("measure", "gate (default)", "gate + second look", "no gate"))
         console.print("query model accuracy: " + ", ".join(
             f"{k} {v}" for k, v in r["query_model_accuracy"].items() if k.count("/") == 1 and k.endswith(
                 ("/all", "/en", "/zh"))))

@@ -585,7 +585,8 @@ class Memory:
                 self.index.search(vector, search_flt, limit=limit, strong=strong), params))
         t_search = time.perf_counter()
         if gate is not None and not gate.get("keywords"):
-            gate = self._second_look(gate, candidates)
+            look = self._second_look if s.recall_gate_second_look else self._override
+            gate = look(gate, candidates)
         ranked = rank(candidates, now, params, top_k)
         if gate is not None and gate["decision"] == "nothing":
             ranked = [Ranked(r.hit, r.parts, False, "general_query") for r in ranked]
@@ -672,6 +673,20 @@ class Memory:
         return {"personal": v.personal, "threshold": threshold, "decision": "nothing" if v.general else "answer",
                 "reason": (f"query model: personal {v.personal:.2f} < {threshold:.2f}, a general question"
                            if v.general else f"query model: personal {v.personal:.2f} >= {threshold:.2f}")}
+
+    def _override(self, gate: dict[str, Any], candidates: Sequence[Candidate]) -> dict[str, Any]:
+        """A question the query model calls general is answered anyway when a memory matches it more
+        strongly than 98 % of general questions match anything (``override_similarity``, chosen by
+        ``train judge`` on stored training profiles): it asks about something this user told us."""
+        override = self.judge.gate.meta.get("override_similarity")
+        if gate["decision"] != "nothing" or override is None or not candidates:
+            return gate
+        strongest = max(candidates, key=lambda c: c.similarity)
+        if strongest.similarity < float(override):
+            return gate
+        return {**gate, "decision": "answer", "overridden_by": strongest.record.id,
+                "reason": f"{gate['reason']}; but memory {strongest.record.id} matches it strongly "
+                          f"(similarity {strongest.similarity:.2f} >= {float(override):.2f})"}
 
     def _second_look(self, gate: dict[str, Any], candidates: Sequence[Candidate]) -> dict[str, Any]:
         """The gate's decision with what the search found (:mod:`agent_memory.judge.answer`): the

@@ -212,7 +212,8 @@ def recall_gate(settings: Settings | None = None, on_progress: Progress | None =
                 splits: tuple[str, ...] = SPLITS, top_k: int = 5) -> dict[str, Any]:
     """Profiles stored as users; their personal queries must find the expected memories in the
     top ``top_k``, general queries (each asked as every profile of its language) must come back
-    empty. Measured with the gate and, in the same run, without it. Also the query model alone on
+    empty. Measured with the gate as configured by default, with its second look after the search
+    (``recall_gate_second_look``), and without it, in the same run. Also the query model alone on
     every labelled query."""
     data = corpus.load("queries")
     out: dict[str, Any] = {}
@@ -228,9 +229,11 @@ def recall_gate(settings: Settings | None = None, on_progress: Progress | None =
             rows = data.part(split)
             tied = [r for r in rows if r.get("profile") in profiles and r.get("expected")]
             general = [r for r in rows if r["label"] == "general"]
-            res: dict[str, dict[str, list[bool]]] = {g: defaultdict(list) for g in ("gate", "no_gate")}
-            for use_gate in (True, False):
-                name = "gate" if use_gate else "no_gate"
+            modes = {"gate": (True, False), "gate_second_look": (True, True), "no_gate": (False, False)}
+            res: dict[str, dict[str, list[bool]]] = {g: defaultdict(list) for g in modes}
+            base = m.settings
+            for name, (use_gate, second_look) in modes.items():
+                m.settings = base.model_copy(update={"recall_gate_second_look": second_look})
                 for r in tied:
                     hits = {h.memory_id for h in m.recall(f"gate-{split}-{r['profile']}", r["query"], top_k=top_k,
                                                           gate=use_gate)}
@@ -250,6 +253,7 @@ def recall_gate(settings: Settings | None = None, on_progress: Progress | None =
                         res[name][f"general_answered_nothing/{r['category']}"].append(empty)
                     if on_progress:
                         on_progress("gate", 1)
+            m.settings = base
             judge = m.judge
             vectors = m.embedder.embed_documents([r["query"] for r in rows])
             verdicts = [judge.query(r["query"], v) for r, v in zip(rows, vectors, strict=True)]

@@ -281,8 +281,12 @@ def calibrate_floor(embedder: Embedder, models: dict[str, Classifier], personal_
     best = max(f for f in FLOORS if share[f] >= top - 0.01)
     personal, sims, answerable, langs, groups = (list(c) for c in zip(*rows, strict=True))
     answer, answer_report = fit_answer(personal, sims, answerable, langs, groups, PERSONAL_TARGET)
+    # without the second look: a question the query model calls general is answered anyway when a
+    # memory matches it more strongly than 98 % of general questions match anything
+    general_best = [s for s, a in zip(sims, answerable, strict=True) if not a]
+    override = round(float(np.quantile(general_best, 0.98)), 3) if general_best else 1.0
     return {"min_similarity": best, "expected_back_by_floor": share, "queries": len(tied),
-            "answer": answer.to_meta(), "answer_report": answer_report}
+            "override_similarity": override, "answer": answer.to_meta(), "answer_report": answer_report}
 
 
 def train_all(embedder: Embedder | None, provider: str, out: Path = WEIGHTS, locomo: Path | None = None,
@@ -309,6 +313,7 @@ def train_all(embedder: Embedder | None, provider: str, out: Path = WEIGHTS, loc
         floor = calibrate_floor(embedder, {"trigger": trigger.model, "types": types.model, "pair": pair.model,
                                            "gate": gate.model}, personal_oof, data)
         gate.model.meta["min_similarity"] = floor["min_similarity"]
+        gate.model.meta["override_similarity"] = floor["override_similarity"]
         gate.model.meta["answer"] = floor["answer"]
         gate.report["floor"] = floor
         step("floor")

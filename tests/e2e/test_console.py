@@ -104,8 +104,7 @@ def test_console_timeline_recall_forget_versions_and_log(mirror: RunningMirror, 
     first = browser.find_elements(By.CSS_SELECTOR, "#recall-results table tr")[1]
     assert "我对花生过敏" in first.text and float(first.find_element(By.CSS_SELECTOR, ".score").text) > 0
     assert "Long-term memories" in text_of("#recall-context")
-    gate = text_of("#recall-gate")
-    assert "gate: answer" in gate and ", answer 0." in gate  # the recall gate's two looks and their scores
+    assert "gate: answer" in text_of("#recall-gate")  # the recall gate's decision and score
     shot(browser, "3-recall")
 
     browser.find_element(By.CSS_SELECTOR, f'tr[data-id="{coffee}"] button.forget').click()
