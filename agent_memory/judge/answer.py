@@ -8,7 +8,11 @@ finds is the other half of the evidence: a personal question usually has a memor
 model's log-odds and the best candidate's similarity, combined by a logistic regression fitted on
 stored training profiles (:func:`fit_answer`, called by ``agent-memory train judge``), decide;
 out of fold on the training profiles that gated 0.84 of the general questions at the same share of
-personal ones passed. It replaces a hand-set rule ("answer anyway above similarity 0.40").
+personal ones passed, where the default rule ("answer anyway when a memory matches more strongly
+than 98 % of general questions match anything") gated 0.73. Opt-in (``recall_gate_second_look``):
+what it silences are personal requests that match their memory only by implication ("pack me a
+snack for the flight" for "I'm allergic to peanuts"), a costlier miss than a loose memory in a
+general answer's prompt.
 
 The model is four numbers kept in the gate's weights file (``meta["answer"]``): the weights of the
 two inputs, the intercept and the threshold on P(answer). It exists only for a provider with an
