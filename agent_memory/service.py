@@ -320,7 +320,8 @@ class Memory:
                           or o.provenance.get("kind") == "chunk")]
         # One request for the whole batch where the index can (the statements of a batch are
         # not compared with each other, so no search depends on another's outcome).
-        nearest = self.index.search_many([(vectors[i], _in_scope_of(originals[i], self.clock())) for i in judged],
+        now = self.clock()
+        nearest = self.index.search_many([(vectors[i], _in_scope_of(originals[i], now)) for i in judged],
                                          limit=s.change_candidates + 1, strong=True)
         for i, near in zip(judged, nearest, strict=True):
             o = originals[i]
@@ -544,10 +545,11 @@ class Memory:
         top_k = req.top_k or s.top_k
         min_score = req.min_score if req.min_score is not None else (
             s.min_score if s.min_score is not None else self.embedder.default_min_score)
+        now = self.clock()  # one instant for the filter's expiry, the ranking and the hits' check
         flt = MemoryFilter(user_id=req.user_id, memory_types=req.memory_types,
                            sources=None if req.include_inferred else ("user_said",),
                            min_importance=req.min_importance, agent_ids=visible(req.agent_id, "agent_id"),
-                           run_ids=visible(req.run_id, "run_id"), where=req.filters, live_at_ms=to_ms(self.clock()))
+                           run_ids=visible(req.run_id, "run_id"), where=req.filters, live_at_ms=to_ms(now))
         query = self.llm.rewrite(req.query, req.conversation) if req.conversation else req.query
         vector = self.embedder.embed_query(query)
         t_embed = time.perf_counter()
@@ -558,7 +560,6 @@ class Memory:
         t_gate = time.perf_counter()
         limit = max(s.candidate_limit, top_k)
         strong = req.consistency == "strong"
-        now = self.clock()
         windows = time_windows(query, now) if s.time_boost else []
         params = RankingParams.from_settings(
             s, min_score, s.dense_weight if s.dense_weight is not None else self.embedder.default_dense_weight,
