@@ -620,8 +620,8 @@ def _eval_cascade(out: Path, model_path: Path | None, limit: int | None) -> None
 @app.command()
 def train(
     what: Annotated[str, typer.Argument(help="judge")] = "judge",
-    split: Annotated[bool, typer.Option("--split", help="Make the held-out split (once, before any training).")]
-    = False,
+    split: Annotated[bool, typer.Option(
+        "--split", help="Make the held-out split, or split a new round of rows (before training on it).")] = False,
     provider: Annotated[list[str] | None, typer.Option(
         help="Embedding provider(s) to train for; 'lexical' = the embedding-free fallback.")] = None,
     data: Annotated[Path, typer.Option(help="LoCoMo JSON: its conversations 0-2 add personal questions.")] = Path(
@@ -635,11 +635,16 @@ def train(
     if what != "judge":
         raise _fail(ValueError(f"unknown model set {what!r}; available: judge"))
     if split:
-        if corpus.SPLIT.exists():
-            raise _fail(FileExistsError(f"{corpus.SPLIT} exists: the held-out split is frozen"))
-        held = corpus.make_split()
+        try:
+            held, added = corpus.extend_split()
+        except ValueError as exc:
+            raise _fail(exc) from exc
+        if not any(added.values()):
+            console.print(f"{corpus.SPLIT} is up to date: no new round to split")
+            return
         corpus.write_split(held)
-        console.print(f"wrote {corpus.SPLIT}: " + ", ".join(f"{k} {len(v)} held out" for k, v in held.items()))
+        console.print(f"wrote {corpus.SPLIT}: " + ", ".join(f"{k} +{added[k]} held out ({len(v)} in all)"
+                                                            for k, v in held.items()))
         return
     from agent_memory.embed import make_embedder
 

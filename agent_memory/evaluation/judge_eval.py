@@ -79,6 +79,13 @@ def trigger(settings: Settings | None = None, on_progress: Progress | None = Non
             sub = [rows[i] for i in idx]
             part[lang] = {"model": _trigger_scores(sub, [got[i] for i in idx]),
                           "rules": _trigger_scores(sub, [rules[i] for i in idx])}
+        rounds = corpus.row_rounds("turns")
+        part["by_round"] = {f"round_{n}": {lang: _trigger_scores(sub, [got[i] for i in idx])
+                                           for lang in ("all", "en", "zh")
+                                           for idx in [[i for i, r in enumerate(rows) if rounds[r["id"]] == n
+                                                        and lang in ("all", r["lang"])]]
+                                           for sub in [[rows[i] for i in idx]] if sub}
+                            for n in sorted({rounds[r["id"]] for r in rows})}
         cats: dict[str, list[bool]] = defaultdict(list)
         for r, g in zip(rows, got, strict=True):
             cats[f"{'keep' if r['keep'] else 'drop'}/{r['category']}"].append(g == r["keep"])
@@ -181,6 +188,11 @@ def changes(settings: Settings | None = None, on_progress: Progress | None = Non
                 if on_progress:
                     on_progress("changes", 1)
             out[split] = _change_scores(results)
+            rounds = corpus.row_rounds("pairs")
+            out[split]["by_round"] = {f"round_{n}": {k: v for k, v in _change_scores(sub)["all"].items()
+                                                     if k != "confusion"}
+                                      for n in sorted({rounds[r["id"]] for r in results})
+                                      for sub in [[r for r in results if rounds[r["id"]] == n]]}
         m.close()
     return out
 
@@ -229,6 +241,7 @@ def recall_gate(settings: Settings | None = None, on_progress: Progress | None =
             rows = data.part(split)
             tied = [r for r in rows if r.get("profile") in profiles and r.get("expected")]
             general = [r for r in rows if r["label"] == "general"]
+            rounds = corpus.row_rounds("queries")
             modes = {"gate": (True, False), "gate_second_look": (True, True), "no_gate": (False, False)}
             res: dict[str, dict[str, list[bool]]] = {g: defaultdict(list) for g in modes}
             base = m.settings
@@ -251,6 +264,7 @@ def recall_gate(settings: Settings | None = None, on_progress: Progress | None =
                         res[name]["general_answered_nothing"].append(empty)
                         res[name][f"general_answered_nothing/{r['lang']}"].append(empty)
                         res[name][f"general_answered_nothing/{r['category']}"].append(empty)
+                        res[name][f"general_answered_nothing/round_{rounds[r['id']]}"].append(empty)
                     if on_progress:
                         on_progress("gate", 1)
             m.settings = base

@@ -85,6 +85,27 @@ def test_the_split_is_frozen_reproducible_and_large_enough() -> None:
     assert all(r["profile"] in held_profiles for r in corpus.load("queries").heldout if r.get("profile"))
 
 
+def test_a_new_round_is_split_on_its_own_and_never_moves_the_frozen_part(tmp_path: Path) -> None:
+    """Rows written later (``*-r2*.jsonl``) get their own held-out share; round 1's split, and so
+    the committed held-out ids, stay exactly as they were."""
+    def rows(prefix: str, n: int) -> str:
+        return "".join(json.dumps({"id": f"{prefix}-{i}", "lang": ("en", "zh")[i % 2], "text": f"t{i}",
+                                   "keep": i % 4 < 2, "category": "x"}) + "\n" for i in range(n))
+
+    (tmp_path / "turns-a.jsonl").write_text(rows("a", 40))
+    first = corpus.make_split(tmp_path)
+    corpus.write_split(first, tmp_path / "split.json")
+    assert corpus.extend_split(tmp_path / "split.json", tmp_path)[1]["turns"] == 0
+    (tmp_path / "turns-en-r2b.jsonl").write_text(rows("b", 40))
+    assert corpus.round_of(tmp_path / "turns-en-r2b.jsonl") == 2 and corpus.round_of(tmp_path / "turns-a.jsonl") == 1
+    held, added = corpus.extend_split(tmp_path / "split.json", tmp_path)
+    assert set(first["turns"]) < set(held["turns"]) and added["turns"] == 12  # 30 % of each stratum of round 2
+    assert all(i.startswith("b-") for i in set(held["turns"]) - set(first["turns"]))
+    (tmp_path / "turns-a.jsonl").write_text(rows("c", 40))  # round 1 rewritten: its held-out ids would move
+    with pytest.raises(ValueError, match="would move"):
+        corpus.extend_split(tmp_path / "split.json", tmp_path)
+
+
 def test_the_corpora_have_the_sizes_the_issue_asks_for() -> None:
     turns, pairs, queries = (corpus.read_set(n) for n in ("turns", "pairs", "queries"))
     assert len(turns) >= 2000 and len(pairs) >= 800 and len(queries) >= 1000
