@@ -528,18 +528,26 @@ def _eval_judge(out: Path, data: Path) -> None:
              "confusion (model)"))
         console.print("per category (share decided right): " + ", ".join(
             f"{c} {v}" for c, v in t["by_category"].items()))
+        console.print("per writing round (model, kept / noise dropped, en | zh): " + "; ".join(
+            f"{n}: " + " | ".join(f"{b[lang]['worth_keeping_kept']} / {b[lang]['noise_dropped']}"
+                                  for lang in ("en", "zh") if lang in b)
+            for n, b in t.get("by_round", {}).items()))
         console.print(f"memory type accuracy on kept turns: model {t['type_accuracy']}, rules "
                       f"{t['rules_type_accuracy']}; uncertain band {t['uncertain_share']}; "
                       f"{t['ms_per_turn']} ms per turn (embedding included)")
         c = result["changes"][split]
         _table(f"changes of mind through the write path, {label}", [
-            (lang, str(c[lang]["pairs"]), str(c[lang]["new_version_chain_recalled_first"]),
+            (lang, str(c[lang]["pairs"]), str(c[lang]["new_version_detected"]),
+             str(c[lang]["new_version_chain_newest_returned"]), str(c[lang]["new_version_chain_recalled_first"]),
              str(c[lang]["unrelated_wrongly_superseded"]), str(c[lang]["duplicate_detected"]),
              str(c[lang]["unrelated_hard_wrongly_changed"]),
              " ".join(f"{k}={v}" for k, v in c[lang]["confusion"].items()))
             for lang in ("all", "en", "zh")],
-            ("lang", "pairs", "new version: chain + newest first", "unrelated superseded", "duplicate found",
-             "hard unrelated changed", "confusion"))
+            ("lang", "pairs", "new version detected", "+ newest returned (top 5)", "+ newest first",
+             "unrelated superseded", "duplicate found", "hard unrelated changed", "confusion"))
+        console.print("per writing round (new version detected / + newest first / unrelated superseded): " + "; ".join(
+            f"{n}: {b['new_version_detected']} / {b['new_version_chain_recalled_first']} / "
+            f"{b['unrelated_wrongly_superseded']}" for n, b in c.get("by_round", {}).items()))
     result["rules_set"] = judge_eval.rules_set()
     r = result["rules_set"]["all"]
     console.print(f"the rules' own labelled set ({r['model']['turns']} user turns, another writer, never trained on): "
@@ -570,8 +578,9 @@ def _eval_gate(out: Path) -> None:
         r = result[split]
         label = "HELD-OUT" if split == "heldout" else "training split (upper bound)"
         rows = []
+        rounds = sorted(k for k in r["gate"] if k.startswith("general_answered_nothing/round_"))
         for key in ("general_answered_nothing", "general_answered_nothing/en", "general_answered_nothing/zh",
-                    "personal_expected_back", "personal_expected_back/en", "personal_expected_back/zh"):
+                    *rounds, "personal_expected_back", "personal_expected_back/en", "personal_expected_back/zh"):
             rows.append((key, *(str(r[mode].get(key)) for mode in ("gate", "gate_second_look", "no_gate"))))
         _table(f"recall gate, {label}: {r['profiles']} profiles, {r['tied_queries']} personal queries with "
                f"expected memories, {r['general_queries']} general queries", rows,

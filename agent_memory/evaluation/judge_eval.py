@@ -184,6 +184,9 @@ def changes(settings: Settings | None = None, on_progress: Progress | None = Non
                     row["chain_ok"] = chain[-2:] == [old, new]
                     row["recall_first"] = bool(hits) and hits[0].memory_id == new
                     row["stale_returned"] = any(h.memory_id == old for h in hits)
+                    ranked = [h.memory_id for h in hits]
+                    row["newest_back_before_stale"] = new in ranked and (
+                        old not in ranked or ranked.index(new) < ranked.index(old))
                 results.append(row)
                 if on_progress:
                     on_progress("changes", 1)
@@ -208,6 +211,10 @@ def _change_scores(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "new_version_chain_recalled_first": _pct(r["got"] == "new_version" and bool(r.get("chain_ok"))
                                                      and bool(r.get("recall_first")) for r in nv),
             "new_version_detected": _pct(r["got"] == "new_version" for r in nv),
+            # the chain made and its newest value returned (top 5), never behind the stale one; the
+            # headline above also asks it to be the first hit, which depends on the query's wording
+            "new_version_chain_newest_returned": _pct(r["got"] == "new_version" and bool(r.get("chain_ok"))
+                                                      and bool(r.get("newest_back_before_stale")) for r in nv),
             "unrelated_wrongly_superseded": _pct(r["got"] == "new_version" for r in un),
             "unrelated_wrongly_duplicate": _pct(r["got"] == "duplicate" for r in un),
             "unrelated_hard_wrongly_changed": _pct(r["got"] != "unrelated" for r in un if r["hard"]),

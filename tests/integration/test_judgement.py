@@ -147,3 +147,17 @@ def test_the_second_look_decides_from_the_best_match_and_stands_aside_for_docume
     doc = m.recall("u6", "what is the launch codename of the new product?", min_score=-1)
     assert "skipped" in doc.gate.get("second_look", "") and doc.gate["decision"] == "answer"
     m.close()
+
+
+def test_the_change_eval_reports_each_round_and_where_the_newest_value_ranks() -> None:
+    """``eval pipeline``'s change measure on a few held-out pairs through the real write path: a
+    block per writing round, and the newest value's place next to the strict first-hit figure."""
+    from agent_memory.evaluation import judge_eval
+
+    out = judge_eval.changes(splits=("heldout",), limit=6)["heldout"]
+    rounds = corpus.row_rounds("pairs")
+    expected = {f"round_{rounds[r['id']]}" for r in corpus.load("pairs").heldout[:6]}
+    assert out["all"]["pairs"] == 6 and set(out["by_round"]) == expected
+    assert sum(b["pairs"] for b in out["by_round"].values()) == 6
+    first, returned = out["all"]["new_version_chain_recalled_first"], out["all"]["new_version_chain_newest_returned"]
+    assert first is not None and returned is not None and returned >= first  # first is the stricter of the two
