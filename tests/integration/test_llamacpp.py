@@ -71,7 +71,8 @@ def test_the_cascade_sends_only_the_uncertain_band_to_the_model(tmp_path: Path, 
     m.remember("u1", messages=[{"role": "user", "content": "thanks!"},
                                {"role": "user", "content": "I'm allergic to penicillin"}])
     assert calls == []
-    judge.trigger.meta = {**judge.trigger.meta, "band": [0.0, 1.0]}  # everything uncertain: every turn asked
+    # everything uncertain: every turn asked (the band's top is exclusive, and a sure fact scores 1.0)
+    judge.trigger.meta = {**judge.trigger.meta, "band": [0.0, 2.0]}
     m.remember("u1", messages=[{"role": "user", "content": "hmm ok"},
                                {"role": "user", "content": "my sister lives in Oslo"}])
     assert calls == ["hmm ok", "my sister lives in Oslo"]
