@@ -64,6 +64,7 @@ def trigger(settings: Settings | None = None, on_progress: Progress | None = Non
     embedder = make_embedder(s)
     judge = load_judge(embedder.info.provider)
     data = corpus.load("turns")
+    rounds = corpus.row_rounds("turns")
     out: dict[str, Any] = {"model": judge.provider}
     for split in SPLITS:
         rows = data.part(split)
@@ -79,13 +80,14 @@ def trigger(settings: Settings | None = None, on_progress: Progress | None = Non
             sub = [rows[i] for i in idx]
             part[lang] = {"model": _trigger_scores(sub, [got[i] for i in idx]),
                           "rules": _trigger_scores(sub, [rules[i] for i in idx])}
-        rounds = corpus.row_rounds("turns")
-        part["by_round"] = {f"round_{n}": {lang: _trigger_scores(sub, [got[i] for i in idx])
-                                           for lang in ("all", "en", "zh")
-                                           for idx in [[i for i, r in enumerate(rows) if rounds[r["id"]] == n
-                                                        and lang in ("all", r["lang"])]]
-                                           for sub in [[rows[i] for i in idx]] if sub}
-                            for n in sorted({rounds[r["id"]] for r in rows})}
+        part["by_round"] = {}
+        for n in sorted({rounds[r["id"]] for r in rows}):
+            block: dict[str, Any] = {}
+            for lang in ("all", "en", "zh"):
+                idx = [i for i, r in enumerate(rows) if rounds[r["id"]] == n and lang in ("all", r["lang"])]
+                if idx:
+                    block[lang] = _trigger_scores([rows[i] for i in idx], [got[i] for i in idx])
+            part["by_round"][f"round_{n}"] = block
         cats: dict[str, list[bool]] = defaultdict(list)
         for r, g in zip(rows, got, strict=True):
             cats[f"{'keep' if r['keep'] else 'drop'}/{r['category']}"].append(g == r["keep"])
@@ -151,6 +153,7 @@ def changes(settings: Settings | None = None, on_progress: Progress | None = Non
     import uuid
 
     data = corpus.load("pairs")
+    rounds = corpus.row_rounds("pairs")
     out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="agent-memory-changes-") as tmp:
         m = _memory(Path(tmp), settings)
@@ -191,7 +194,6 @@ def changes(settings: Settings | None = None, on_progress: Progress | None = Non
                 if on_progress:
                     on_progress("changes", 1)
             out[split] = _change_scores(results)
-            rounds = corpus.row_rounds("pairs")
             out[split]["by_round"] = {f"round_{n}": {k: v for k, v in _change_scores(sub)["all"].items()
                                                      if k != "confusion"}
                                       for n in sorted({rounds[r["id"]] for r in results})
@@ -235,6 +237,7 @@ def recall_gate(settings: Settings | None = None, on_progress: Progress | None =
     (``recall_gate_second_look``), and without it, in the same run. Also the query model alone on
     every labelled query."""
     data = corpus.load("queries")
+    rounds = corpus.row_rounds("queries")
     out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="agent-memory-gate-") as tmp:
         m = _memory(Path(tmp), settings)
@@ -248,7 +251,6 @@ def recall_gate(settings: Settings | None = None, on_progress: Progress | None =
             rows = data.part(split)
             tied = [r for r in rows if r.get("profile") in profiles and r.get("expected")]
             general = [r for r in rows if r["label"] == "general"]
-            rounds = corpus.row_rounds("queries")
             modes = {"gate": (True, False), "gate_second_look": (True, True), "no_gate": (False, False)}
             res: dict[str, dict[str, list[bool]]] = {g: defaultdict(list) for g in modes}
             base = m.settings

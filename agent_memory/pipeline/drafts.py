@@ -79,7 +79,7 @@ Screen = Callable[[list[str]], list[TurnVerdict]]
 MAX_SCREENED_CHARS = 600
 
 
-def _screenable(text: str) -> list[str]:
+def screenable(text: str) -> list[str]:
     """The sentences of a turn that are screened one by one: a single paragraph of a few
     sentences ("Wow, great! Anyway, I took my turtles to the beach yesterday."). A turn with
     line breaks or a long one is mostly a request with pasted material, whose sentences are
@@ -94,7 +94,7 @@ def screen_turns(texts: list[str], screen: Screen) -> list[TurnVerdict]:
     inside chit-chat is the usual shape of person-to-person talk: judged whole, LoCoMo's turns
     that yield an observation were kept 43 % of the time (conversations 0-2), sentence by
     sentence 90 %; on the training turns 5 points more noise is kept."""
-    split = [_screenable(t) for t in texts]
+    split = [screenable(t) for t in texts]
     verdicts = screen([*texts, *(p for parts in split for p in parts)])
     whole, rest = verdicts[:len(texts)], iter(verdicts[len(texts):])
     out = []
@@ -135,7 +135,7 @@ def _judged(texts: list[str], verdicts: list[TurnVerdict], screen: Screen, when:
         kept = [(p, sv) for p in parts if (sv := next(judged)).keep] if len(parts) > 1 else []
         chosen = kept or [(text.strip(), v)]
         made = [statement(p, sv.memory_type or v.memory_type or "fact", at, topic=False) for p, sv in chosen]
-        if len(made) > 1 and _screenable(text):
+        if len(made) > 1 and screenable(text):
             # a sentence of a short turn is embedded with the rest of the turn: the question that
             # finds it is often asked about the moment, in words of the sentences around it
             for st in made:
