@@ -347,7 +347,12 @@ class Memory:
                 v, h = max(dup, key=lambda vh: vh[0].score)
                 out[i] = self._mark_duplicate(o, h.record, _change_record(v, h.record))
             elif new and s.detect_changes and o.topic_id is None:
-                v, h = max(new, key=lambda vh: vh[0].score)
+                # the nearest one the model calls a new version, not its most confident call: a
+                # statement that sounds like a change ("finally moved to Raleigh") scores high
+                # against any memory, and the nearest is the one it is about more often (out of
+                # fold on the training pairs, each with 8 other memories of a profile: 0.668 of the
+                # new versions found at 0.041 other memories superseded, against 0.635 at 0.057)
+                v, h = max(new, key=lambda vh: vh[1].similarity)
                 out[i] = self._join_topic(o, h.record, _change_record(v, h.record))
         return out
 

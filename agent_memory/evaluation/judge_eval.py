@@ -166,9 +166,9 @@ def changes(settings: Settings | None = None, on_progress: Progress | None = Non
                 user = f"pair-{uuid.uuid4().hex[:10]}"
                 same_lang = [p for p in profiles if p["lang"] == r["lang"]] or profiles
                 noise = rng.sample(rng.choice(same_lang)["memories"], k=min(distractors, 12)) if same_lang else []
-                if noise:
-                    m.remember_many([{"user_id": user, "content": n["text"], "created_at": NOW - timedelta(days=90)}
-                                     for n in noise])
+                noise_ids = [i for ids in m.remember_many([{"user_id": user, "content": n["text"],
+                                                             "created_at": NOW - timedelta(days=90)}
+                                                            for n in noise]) for i in ids] if noise else []
                 [old] = m.remember(user, content=r["existing"], created_at=NOW - timedelta(days=30))
                 [new] = m.remember(user, content=r["new"], created_at=NOW)
                 old_o = m.get(old, user_id=user)["original"]
@@ -180,7 +180,10 @@ def changes(settings: Settings | None = None, on_progress: Progress | None = Non
                 else:
                     got = "unrelated"
                 row = {"id": r["id"], "lang": r["lang"], "label": r["label"], "got": got,
-                       "hard": bool(r.get("hard")), "change": new_o["provenance"].get("change")}
+                       "hard": bool(r.get("hard")), "change": new_o["provenance"].get("change"),
+                       # the profile's memories are about other things: none may end up superseded
+                       "other_superseded": any(m.get(i, user_id=user)["original"]["state"]["superseded_by"]
+                                               for i in noise_ids)}
                 if r["label"] == "new_version" and got == "new_version" and r.get("query"):
                     chain = [v.id for v in m.versions(new_o["topic_id"], user_id=user)]
                     hits = m.recall(user, r["query"], top_k=5)  # the default recall, gate included
@@ -218,6 +221,9 @@ def _change_scores(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "new_version_chain_newest_returned": _pct(r["got"] == "new_version" and bool(r.get("chain_ok"))
                                                       and bool(r.get("newest_back_before_stale")) for r in nv),
             "unrelated_wrongly_superseded": _pct(r["got"] == "new_version" for r in un),
+            # the pairs' own "unrelated" label is one memory; the user's other memories (the profile
+            # stored before the pair) are unrelated too, and a change taken for one of them hides it
+            "other_memory_superseded": _pct(bool(r.get("other_superseded")) for r in sub),
             "unrelated_wrongly_duplicate": _pct(r["got"] == "duplicate" for r in un),
             "unrelated_hard_wrongly_changed": _pct(r["got"] != "unrelated" for r in un if r["hard"]),
             "duplicate_detected": _pct(r["got"] == "duplicate" for r in du),

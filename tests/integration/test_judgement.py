@@ -62,6 +62,24 @@ def test_a_change_of_mind_makes_a_version_chain_and_recall_returns_the_new_value
     assert memory.get(other, user_id="u2")["record"]["is_active"]
 
 
+def test_of_two_memories_the_model_calls_changed_the_nearest_is_superseded(memory: Memory,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A statement that sounds like a change scores high against any memory; the one it is about
+    is the nearest. Here the change model (a stand-in) is more sure about the farther memory."""
+    from agent_memory.judge.models import ChangeVerdict
+
+    def change(existing: list[str], new: str, ev: object, nv: object, sims: list[float]) -> list[ChangeVerdict]:
+        return [ChangeVerdict("new_version", round(1.0 - s, 4), {"new_version": 1.0 - s}, False) for s in sims]
+
+    [near] = memory.remember("u9", content="I live in Oslo, in a flat near the harbour")
+    [far] = memory.remember("u9", content="my favourite food is ramen")
+    monkeypatch.setattr(memory.judge, "change", change)
+    monkeypatch.setattr(memory.settings, "change_min_similarity", -1.0)
+    [new] = memory.remember("u9", content="we moved out of the Oslo flat, we live in Bergen now")
+    assert memory.get(near, user_id="u9")["original"]["state"]["superseded_by"] == new
+    assert memory.get(far, user_id="u9")["record"]["is_active"]
+
+
 def test_someone_elses_news_supersedes_nothing(memory: Memory) -> None:
     [mine] = memory.remember("u3", content="I live in Munich")
     [theirs] = memory.remember("u3", content="my brother just moved to Berlin")
