@@ -186,11 +186,10 @@ def changes(settings: Settings | None = None, on_progress: Progress | None = Non
                                                for i in noise_ids)}
                 if r["label"] == "new_version" and got == "new_version" and r.get("query"):
                     chain = [v.id for v in m.versions(new_o["topic_id"], user_id=user)]
-                    hits = m.recall(user, r["query"], top_k=5)  # the default recall, gate included
+                    # the default recall, gate included
+                    ranked = [h.memory_id for h in m.recall(user, r["query"], top_k=5)]
                     row["chain_ok"] = chain[-2:] == [old, new]
-                    row["recall_first"] = bool(hits) and hits[0].memory_id == new
-                    row["stale_returned"] = any(h.memory_id == old for h in hits)
-                    ranked = [h.memory_id for h in hits]
+                    row["recall_first"] = ranked[:1] == [new]
                     row["newest_back_before_stale"] = new in ranked and (
                         old not in ranked or ranked.index(new) < ranked.index(old))
                 results.append(row)
