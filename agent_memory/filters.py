@@ -249,6 +249,32 @@ class MemoryFilter:
             parts.append(f"expires_at > 0 and expires_at <= {int(self.expired_at_ms)}")
         return " and ".join(parts)
 
+    def admits(self, record: Any) -> bool:
+        """:meth:`to_expr` evaluated in Python on one index record, term for term (the row cache
+        of :mod:`agent_memory.index.row_cache` filters with it; a test holds the two equal). Call
+        :meth:`to_expr` once first: it validates the ids and enumerations this trusts."""
+        def ms(dt: Any) -> int:
+            return int(dt.timestamp() * 1000)
+
+        checks = (
+            record.user_id == self.user_id,
+            not self.active_only or record.is_active,
+            self.include_deleted or record.deleted_at is None,
+            self.memory_types is None or record.memory_type in self.memory_types,
+            self.sources is None or record.source in self.sources,
+            self.min_importance is None or record.importance >= self.checked_min_importance(),
+            self.topic_id is None or (record.topic_id or "") == self.topic_id,
+            self.session_id is None or record.session_id == self.session_id,
+            self.memory_ids is None or record.id in self.memory_ids,
+            self.created_before_ms is None or ms(record.created_at) < int(self.created_before_ms),
+            self.agent_ids is None or (record.agent_id or "") in self.agent_ids,
+            self.run_ids is None or (record.run_id or "") in self.run_ids,
+            self.live_at_ms is None or record.expires_at is None or ms(record.expires_at) > int(self.live_at_ms),
+            self.expired_at_ms is None or (record.expires_at is not None
+                                           and ms(record.expires_at) <= int(self.expired_at_ms)),
+        )
+        return all(checks) and matches(record, self.where)
+
     def checked_min_importance(self) -> float:
         value = float(self.min_importance if self.min_importance is not None else 0.0)
         if not 0.0 <= value <= 1.0:

@@ -20,7 +20,8 @@ def open_index(settings: Settings, uri: str | None = None, collection: str | Non
         from pathlib import Path
 
         Path(uri).parent.mkdir(parents=True, exist_ok=True)
-    return MilvusIndex(uri, collection, settings.index_token, settings.consistency_level)
+    return MilvusIndex(uri, collection, settings.index_token, settings.consistency_level,
+                       row_cache_rows=settings.index_row_cache_rows)
 
 
 __all__ = ["SearchHit", "VectorIndex", "open_index"]

@@ -10,11 +10,13 @@ rows of a partition-key collection (seen on our machines).
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from datetime import datetime
 from typing import Any
 
+import numpy as np
 from pymilvus import DataType, MilvusClient
 from pymilvus.exceptions import MilvusException
 
@@ -24,16 +26,28 @@ from agent_memory.errors import BackendUnavailableError, IndexSchemaError, Model
 from agent_memory.filters import MemoryFilter, quote
 from agent_memory.ids import validate_id, validate_memory_id
 from agent_memory.index.base import INDEX_SCHEMA, SCALAR_FIELDS, SearchHit, VectorIndex, record_to_row, row_to_record
+from agent_memory.index.row_cache import RowCache, UserRows, stack
 from agent_memory.model import CONTEXT_INDEX_CHARS, EmbeddingInfo, IndexRecord, to_ms
 
 META_PROPERTY = "agent_memory.embedding"
 MAX_QUERY_WINDOW = 16_384  # Milvus caps offset + limit of one query
 FLUSH_EVERY = 1_000
+_ROW_CACHES: dict[tuple[str, str], RowCache] = {}
+_ROW_CACHES_LOCK = threading.Lock()
+
+
+def _row_cache(uri: str, collection: str, max_rows: int) -> RowCache:
+    """One cache per Lite file and collection in this process: every :class:`MilvusIndex` on it
+    (the service's, a re-index's, a tiering job's) writes through the same one, sized by the first
+    (two caches of one file would each miss the other's writes)."""
+    key = (os.path.realpath(uri), collection)
+    with _ROW_CACHES_LOCK:
+        return _ROW_CACHES.setdefault(key, RowCache(max_rows))
 
 
 class MilvusIndex(VectorIndex):
     def __init__(self, uri: str, collection: str, token: str | None = None,
-                 consistency_level: str = "Bounded") -> None:
+                 consistency_level: str = "Bounded", row_cache_rows: int = 0) -> None:
         self.uri = uri
         self.collection = collection
         self.consistency_level = consistency_level
@@ -43,6 +57,9 @@ class MilvusIndex(VectorIndex):
         self.is_server = "://" in uri
         """A Milvus server or Zilliz (a URI), not a Milvus Lite file: writes need no read first, and
         the server seals and indexes segments itself (no periodic flush)."""
+        self._cache = _row_cache(uri, collection, row_cache_rows) if row_cache_rows and not self.is_server else None
+        """Milvus Lite: each user's rows in numpy (:mod:`agent_memory.index.row_cache`)."""
+        self._warmed = False
         try:
             self.client = MilvusClient(uri=uri, token=token or "")
         except MilvusException as exc:
@@ -125,7 +142,13 @@ class MilvusIndex(VectorIndex):
         existing = [r.id for r in self.get(ids)]
         if existing:
             self._call(self.client.delete, self.collection, ids=existing)
-        self._call(self.client.insert, self.collection, rows)
+        try:
+            self._call(self.client.insert, self.collection, rows)
+        except BaseException:
+            self._forget(users={r.user_id for r in records})
+            raise
+        if self._cache is not None:
+            self._cache.upsert([_as_stored(r) for r in rows], np.asarray(vectors, dtype=np.float32))
         self._unflushed += len(rows)
         if self._unflushed >= FLUSH_EVERY:
             self.flush()
@@ -175,35 +198,110 @@ class MilvusIndex(VectorIndex):
         row["is_active"] = is_active
         row["deleted_at"] = to_ms(deleted_at) if deleted_at else 0
         row["embedding"] = [float(x) for x in row["embedding"]]
-        self._call(self.client.delete, self.collection, ids=[memory_id])
-        self._call(self.client.insert, self.collection, [row])
+        try:
+            self._call(self.client.delete, self.collection, ids=[memory_id])
+            self._call(self.client.insert, self.collection, [row])
+        except BaseException:
+            self._forget(users={row["user_id"]})
+            raise
+        if self._cache is not None:
+            self._cache.upsert([_as_stored(row)], np.asarray([row["embedding"]], dtype=np.float32))
 
     def delete(self, memory_ids: list[str]) -> None:
         ids = [validate_memory_id(m) for m in memory_ids]
-        for i in range(0, len(ids), 1000):
-            self._call(self.client.delete, self.collection, ids=ids[i:i + 1000])
+        try:
+            for i in range(0, len(ids), 1000):
+                self._call(self.client.delete, self.collection, ids=ids[i:i + 1000])
+        except BaseException:
+            self._forget(ids=ids)
+            raise
+        if self._cache is not None:
+            self._cache.remove(ids)
 
     def delete_user(self, user_id: str) -> int:
         flt = f"user_id == {quote(validate_id(user_id, 'user_id'))}"
         n = len(self._call(self.client.query, self.collection, filter=flt, output_fields=["id"],
                            limit=MAX_QUERY_WINDOW, consistency_level="Strong"))
-        self._call(self.client.delete, self.collection, filter=flt)
+        try:
+            self._call(self.client.delete, self.collection, filter=flt)
+        finally:
+            self._forget(users={user_id})
         return n
 
     def drop(self) -> None:
         if self.client.has_collection(self.collection):
             self.client.drop_collection(self.collection)
+        if self._cache is not None:
+            self._cache.clear()
 
     # -- reads ----------------------------------------------------------------
     def search(self, vector: Vectors, flt: MemoryFilter, limit: int,
                strong: bool = False) -> list[SearchHit]:
+        expr = flt.to_expr()  # validates the filter's ids, whichever path answers
+        rows = self._user_rows(flt.user_id) if self._cache is not None else None
+        if rows is not None:
+            return _search_rows(rows, vector, flt, limit)
         res = self._call(
-            self.client.search, self.collection, data=[vector.tolist()], filter=flt.to_expr(),
+            self.client.search, self.collection, data=[vector.tolist()], filter=expr,
             limit=limit, output_fields=SCALAR_FIELDS,
             search_params={"metric_type": "IP", "params": {"ef": max(128, limit)}},
             consistency_level="Strong" if strong else self.consistency_level,
         )
         return [SearchHit(row_to_record(h["entity"] | {"id": h["id"]}), float(h["distance"])) for h in res[0]]
+
+    # -- the row cache (Milvus Lite) -------------------------------------------
+    def _forget(self, users: set[str] | None = None, ids: list[str] | None = None) -> None:
+        if self._cache is not None:
+            self._cache.forget(users or (), ids or ())
+
+    def _rows_where(self, expr: str) -> dict[str, UserRows]:
+        rows = self._call(self.client.query, self.collection, filter=expr, output_fields=[*SCALAR_FIELDS, "embedding"],
+                          limit=MAX_QUERY_WINDOW, consistency_level="Strong")
+        by_user: dict[str, tuple[list[IndexRecord], list[list[float]]]] = {}
+        for r in rows:
+            recs, vecs = by_user.setdefault(r["user_id"], ([], []))
+            recs.append(row_to_record(r))
+            vecs.append(r["embedding"])
+        return {u: UserRows(recs, stack(vecs, self._dim)) for u, (recs, vecs) in by_user.items()}
+
+    def _warm(self, cache: RowCache) -> None:
+        """Once per index object, when the whole collection fits in the cache: read it all, in one
+        query or one per last hex digit of the id (a query returns at most ``MAX_QUERY_WINDOW``
+        rows), instead of one query per user at that user's first recall (each pays Lite's filter
+        over every row: ~90 ms at 10k)."""
+        self._warmed = True
+        generation = cache.generation
+        n = self.count()
+        if n > cache.max_rows:
+            return
+        # the last digit: ids begin with their creation time (:func:`agent_memory.ids.new_memory_id`)
+        pages = ['id != ""'] if n < MAX_QUERY_WINDOW else [f'id like "%{d}"' for d in "0123456789abcdef"]
+        by_user: dict[str, UserRows] = {}
+        for expr in pages:
+            part = self._rows_where(expr)
+            if sum(len(r.records) for r in part.values()) >= MAX_QUERY_WINDOW:
+                return  # a page was cut short: leave it to the per-user loads
+            for user_id, rows in part.items():
+                held = by_user.get(user_id)
+                by_user[user_id] = rows if held is None else UserRows(
+                    held.records + rows.records, np.vstack([held.vectors, rows.vectors]))
+        cache.fill(by_user, generation)
+
+    def _user_rows(self, user_id: str) -> UserRows | None:
+        cache = self._cache
+        if cache is None or not self._dim:
+            return None
+        if not self._warmed:
+            self._warm(cache)
+
+        def load() -> UserRows | None:
+            flt = f"user_id == {quote(user_id)}"
+            n = int(self._call(self.client.query, self.collection, filter=flt, output_fields=["count(*)"],
+                               consistency_level="Strong")[0]["count(*)"])
+            if n >= MAX_QUERY_WINDOW:
+                return None  # more than one query returns: let Lite search them
+            return self._rows_where(flt).get(user_id, UserRows([], stack([], self._dim)))
+        return cache.get(user_id, load)
 
     def query(self, flt: MemoryFilter, limit: int = 10_000) -> list[IndexRecord]:
         rows = self._call(self.client.query, self.collection, filter=flt.to_expr(),
@@ -236,3 +334,19 @@ class MilvusIndex(VectorIndex):
             return fn(*args, **kwargs)
         except MilvusException as exc:
             raise BackendUnavailableError(f"Milvus call {fn.__name__} failed: {exc}") from exc
+
+
+def _search_rows(rows: UserRows, vector: Vectors, flt: MemoryFilter, limit: int) -> list[SearchHit]:
+    """What Lite's search answers (inner product, most similar first), over one user's held rows:
+    exact, where Lite's HNSW walk is approximate."""
+    keep = [i for i, r in enumerate(rows.records) if flt.admits(r)]
+    if not keep or limit <= 0:
+        return []
+    scores = rows.vectors[keep] @ np.asarray(vector, dtype=np.float32).ravel()
+    order = np.argsort(-scores, kind="stable")[:limit]
+    return [SearchHit(rows.records[keep[i]], float(scores[i])) for i in order]
+
+
+def _as_stored(row: dict[str, Any]) -> IndexRecord:
+    """A row as a read from Lite gives it back (FLOAT importance is float32 there)."""
+    return row_to_record(row | {"importance": float(np.float32(row["importance"]))})

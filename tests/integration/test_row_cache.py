@@ -1,0 +1,152 @@
+"""Milvus Lite's row cache (agent_memory.index.row_cache) on a real Lite file: every filter the
+service builds gives the rows Lite's own search gives, and every write is seen by the next search,
+through the same index object and through another one on the same file."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agent_memory.conditions import Filters
+from agent_memory.errors import BackendUnavailableError
+from agent_memory.filters import MemoryFilter
+from agent_memory.index import milvus
+from agent_memory.index.milvus import MilvusIndex
+from agent_memory.model import EmbeddingInfo, IndexRecord, to_ms
+
+DIM = 16
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def mid(i: int) -> str:
+    return f"{i:032x}"
+
+
+def _records(rng: np.random.Generator) -> list[IndexRecord]:
+    out = []
+    for i in range(180):
+        out.append(IndexRecord(
+            id=mid(i), user_id=f"u{i % 3}", session_id=f"s{i % 4}",
+            memory_type=["fact", "preference", "event", "plan"][i % 4], summary=f"memory {i}",
+            importance=[0.25, 0.5, 0.75][i % 3 if i % 2 else (i + 1) % 3], created_at=T0 + timedelta(days=i),
+            topic_id=f"t{i % 5}" if i % 2 else None, is_active=i % 7 != 0,
+            deleted_at=T0 + timedelta(days=400) if i % 11 == 0 else None,
+            source="user_said" if i % 5 else "agent_inferred", storage_key=f"k/{i}",
+            agent_id=["planner", None, "coder"][i % 3 if i % 5 else 1], run_id="r1" if i % 6 == 0 else None,
+            expires_at=T0 + timedelta(days=100 + i) if i % 4 == 1 else None,
+            metadata={"project": ["apollo", "zeus"][i % 2], "rank": i % 10}))
+    return out
+
+
+def _unit(rng: np.random.Generator, n: int) -> np.ndarray:
+    v = rng.standard_normal((n, DIM)).astype(np.float32)
+    out: np.ndarray = v / np.linalg.norm(v, axis=1, keepdims=True)
+    return out
+
+
+FILTERS = [
+    MemoryFilter(user_id="u0"),
+    MemoryFilter(user_id="u1", active_only=False, include_deleted=True, sources=None),
+    MemoryFilter(user_id="u2", memory_types=["fact", "plan"], min_importance=0.5),
+    MemoryFilter(user_id="u0", topic_id="t3", active_only=False),
+    MemoryFilter(user_id="u1", session_id="s1", sources=("user_said", "agent_inferred")),
+    MemoryFilter(user_id="u2", memory_ids=[mid(2), mid(5), mid(8), mid(11), mid(1)], active_only=False),
+    MemoryFilter(user_id="u0", created_before_ms=to_ms(T0 + timedelta(days=90))),
+    MemoryFilter(user_id="u1", agent_ids=["", "planner"], run_ids=["", "r1"]),
+    MemoryFilter(user_id="u2", live_at_ms=to_ms(T0 + timedelta(days=200)), sources=None),
+    MemoryFilter(user_id="u1", expired_at_ms=to_ms(T0 + timedelta(days=220)), active_only=False, sources=None),
+    MemoryFilter(user_id="u0", where=Filters.model_validate({"metadata": {"project": "zeus", "rank": {"gte": 5}}}),
+                 sources=None),
+    MemoryFilter(user_id="nobody"),
+]
+
+
+@pytest.fixture
+def lite(tmp_path: Path) -> tuple[MilvusIndex, MilvusIndex, np.random.Generator]:
+    uri = str(tmp_path / "cache.db")
+    cached = MilvusIndex(uri, "memories", consistency_level="Strong", row_cache_rows=10_000)
+    plain = MilvusIndex(uri, "memories", consistency_level="Strong", row_cache_rows=0)
+    info = EmbeddingInfo(provider="test", model="random", version="1", dim=DIM)
+    cached.ensure(info)
+    plain.ensure(info)
+    rng = np.random.default_rng(3)
+    cached.write(_records(rng), _unit(rng, 180))
+    cached.flush()
+    return cached, plain, rng
+
+
+@pytest.mark.parametrize("k", range(len(FILTERS)))
+def test_the_cache_answers_what_lite_answers(lite: tuple[MilvusIndex, MilvusIndex, np.random.Generator],
+                                             k: int) -> None:
+    cached, plain, rng = lite
+    flt = FILTERS[k]
+    for q in _unit(rng, 3):
+        mine = cached.search(q, flt, limit=500)
+        theirs = plain.search(q, flt, limit=500)
+        assert [h.record.id for h in mine] == [h.record.id for h in theirs]
+        assert np.allclose([h.similarity for h in mine], [h.similarity for h in theirs], atol=1e-5)
+        assert [h.record for h in mine] == [h.record for h in theirs]
+    assert cached._cache is not None and plain._cache is None
+
+
+def test_limit_keeps_the_most_similar(lite: tuple[MilvusIndex, MilvusIndex, np.random.Generator]) -> None:
+    cached, plain, rng = lite
+    q = _unit(rng, 1)[0]
+    top = cached.search(q, MemoryFilter(user_id="u1"), limit=5)
+    every = plain.search(q, MemoryFilter(user_id="u1"), limit=500)
+    assert [h.record.id for h in top] == [h.record.id for h in every[:5]]
+
+
+def test_every_write_is_seen_by_the_next_search(lite: tuple[MilvusIndex, MilvusIndex, np.random.Generator],
+                                                tmp_path: Path) -> None:
+    cached, plain, rng = lite
+    other = MilvusIndex(str(tmp_path / "cache.db"), "memories", consistency_level="Strong", row_cache_rows=10_000)
+    other.ensure(EmbeddingInfo(provider="test", model="random", version="1", dim=DIM))
+    q = _unit(rng, 1)[0]
+
+    def ids(index: MilvusIndex, user: str = "u1") -> set[str]:
+        every = MemoryFilter(user_id=user, active_only=False, include_deleted=True, sources=None)
+        assert [h.record for h in index.search(q, every, limit=500)] == \
+            [h.record for h in plain.search(q, every, limit=500)], "the held rows are Lite's rows"
+        return {h.record.id for h in index.search(q, MemoryFilter(user_id=user), limit=500)}
+
+    before = ids(cached)
+    assert ids(other) == before
+    new = IndexRecord(id=mid(999), user_id="u1", session_id="s", memory_type="fact", summary="new", importance=0.7,
+                      created_at=T0, topic_id=None, is_active=True, deleted_at=None, source="user_said",
+                      storage_key="k/new")
+    other.write([new], q.reshape(1, DIM))
+    assert ids(cached) == before | {mid(999)}
+    cached.set_state(mid(999), False, None)
+    assert ids(other) == before
+    other.set_state(mid(999), True, None)
+    cached.delete([mid(999)])
+    assert ids(other) == before
+    assert ids(cached, "u2")
+    other.delete_user("u2")
+    assert not ids(cached, "u2")
+    assert ids(cached) == before
+    other.drop()
+    with pytest.raises(BackendUnavailableError):  # the collection is gone: nothing may come from the cache
+        cached.search(q, MemoryFilter(user_id="u1"), limit=5)
+
+
+def test_a_collection_larger_than_one_query_is_read_in_pages(
+        lite: tuple[MilvusIndex, MilvusIndex, np.random.Generator], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    _, plain, rng = lite
+    monkeypatch.setattr(milvus, "MAX_QUERY_WINDOW", 100)  # 180 rows: 16 pages by the id's first digit
+    fresh = MilvusIndex(str(tmp_path / "cache.db"), "memories", consistency_level="Strong", row_cache_rows=10_000)
+    fresh.ensure(EmbeddingInfo(provider="test", model="random", version="1", dim=DIM))
+    assert fresh._cache is not None
+    fresh._cache.clear()
+    q = _unit(rng, 1)[0]
+    for k, user in enumerate(("u0", "u1", "u2")):
+        flt = MemoryFilter(user_id=user, active_only=False, include_deleted=True, sources=None)
+        assert [h.record for h in fresh.search(q, flt, 500)] == [h.record for h in plain.search(q, flt, 500)]
+        if k == 0:  # the first search read every user's rows
+            assert sorted(fresh._cache._users) == ["u0", "u1", "u2"]
+            assert sum(len(r.records) for r in fresh._cache._users.values()) == 180
