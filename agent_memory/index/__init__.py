@@ -13,7 +13,7 @@ def open_index(settings: Settings, uri: str | None = None, collection: str | Non
     if uri.startswith("helix+"):
         from agent_memory.index.helix import HelixIndex
 
-        return HelixIndex(uri, collection, settings.index_token)
+        return HelixIndex(uri, collection, settings.index_token, row_cache_rows=settings.index_row_cache_rows)
     from agent_memory.index.milvus import MilvusIndex
 
     if not uri.startswith(("http://", "https://")):

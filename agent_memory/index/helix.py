@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, ClassVar, NamedTuple
 
 import helixdb as hx
+import numpy as np
 
 from agent_memory.embed.base import Vectors
 from agent_memory.errors import BackendUnavailableError, IndexSchemaError, ModelMismatchError, NotFoundError
@@ -40,6 +41,7 @@ from agent_memory.filters import MemoryFilter, checked_enum, checked_scope, matc
 from agent_memory.ids import validate_id, validate_memory_id
 from agent_memory.index.base import INDEX_SCHEMA, SCALAR_FIELDS, SearchHit, VectorIndex, record_to_row, row_to_record
 from agent_memory.index.helix_transport import PreEncodedRequest, install_fast_bytes_lowering
+from agent_memory.index.row_cache import RowCache, UserRows, group, row_cache, search_rows, stack
 from agent_memory.model import EmbeddingInfo, IndexRecord, to_ms
 
 EMBEDDED = "helix+embedded://"
@@ -160,12 +162,18 @@ class _Shared:
 
 
 class HelixIndex(VectorIndex):
-    def __init__(self, uri: str, collection: str, api_key: str | None = None) -> None:
+    def __init__(self, uri: str, collection: str, api_key: str | None = None, row_cache_rows: int = 0) -> None:
         self.uri = uri
         self.label = validate_id(collection, "collection").replace(".", "_").replace(":", "_")
         self.meta_label = f"{self.label}__meta"
         self._dim = 0
         self._embedded = uri.startswith(EMBEDDED)
+        self._cache: RowCache | None = None
+        """Embedded only (one process owns the folder): each user's rows in numpy
+        (:mod:`agent_memory.index.row_cache`). A server has other writers."""
+        if self._embedded and row_cache_rows:
+            self._cache = row_cache(uri.removeprefix(EMBEDDED) or ".", self.label, row_cache_rows)
+        self._warmed = False
         try:
             if self._embedded:
                 install_fast_bytes_lowering()
@@ -244,8 +252,15 @@ class HelixIndex(VectorIndex):
             # The ids are literal lists of at most ID_LOOKUP_MAX: ``is_in_param`` scans every node
             # (250 ms at 4k nodes), and so does a literal ``is_in`` of more than 64 values, while a
             # shorter literal one uses the unique index. Values are typed JSON either way.
-            self._write(self._drop_ids(hx.write_batch(), [r.id for r in part]).for_each_param("rows", add),
-                        rows=rows)
+            try:
+                self._write(self._drop_ids(hx.write_batch(), [r.id for r in part]).for_each_param("rows", add),
+                            rows=rows)
+            except BaseException:
+                self._forget(users={r.user_id for r in part})
+                raise
+            if self._cache is not None:
+                self._cache.upsert([_record(n) for n in rows],
+                                   np.asarray(vectors[start:start + WRITE_BATCH], dtype=np.float32))
 
     def _by_ids(self, ids: list[str]) -> hx.Traversal:
         """Nodes of these ids, at most :data:`ID_LOOKUP_MAX` of them (so the id index answers)."""
@@ -260,6 +275,12 @@ class HelixIndex(VectorIndex):
         return batch
 
     def set_state(self, memory_id: str, is_active: bool, deleted_at: datetime | None) -> None:
+        try:
+            self._set_state(memory_id, is_active, deleted_at)
+        finally:  # the row is changed in place (its vector is not read): its user is read again
+            self._forget(ids=[memory_id])
+
+    def _set_state(self, memory_id: str, is_active: bool, deleted_at: datetime | None) -> None:
         changed = self._write(hx.write_batch().var_as("x", hx.g().n_with_label_where(
             self.label, hx.Predicate.eq("id", validate_memory_id(memory_id)))
             .set_property("is_active", is_active)
@@ -269,13 +290,22 @@ class HelixIndex(VectorIndex):
 
     def delete(self, memory_ids: list[str]) -> None:
         ids = [validate_memory_id(m) for m in memory_ids]
-        for i in range(0, len(ids), WRITE_BATCH):
-            self._write(self._drop_ids(hx.write_batch(), ids[i:i + WRITE_BATCH]))
+        try:
+            for i in range(0, len(ids), WRITE_BATCH):
+                self._write(self._drop_ids(hx.write_batch(), ids[i:i + WRITE_BATCH]))
+        except BaseException:
+            self._forget(ids=ids)
+            raise
+        if self._cache is not None:
+            self._cache.remove(ids)
 
     def delete_user(self, user_id: str) -> int:
         user_id = validate_id(user_id, "user_id")
-        found = self._write(hx.write_batch().var_as("n", self._of_user(user_id).count())
-                            .var_as("d", self._of_user(user_id).drop()).returning(["n"]))
+        try:
+            found = self._write(hx.write_batch().var_as("n", self._of_user(user_id).count())
+                                .var_as("d", self._of_user(user_id).drop()).returning(["n"]))
+        finally:
+            self._forget(users={user_id})
         return int(found["n"])
 
     def _of_user(self, user_id: str) -> hx.Traversal:
@@ -300,6 +330,8 @@ class HelixIndex(VectorIndex):
             self._await_operations(pending)
         finally:
             self._dim = 0
+            if self._cache is not None:
+                self._cache.clear()
 
     # -- reads ----------------------------------------------------------------
     def _projection(self, distance: bool = False) -> list[hx.Projection]:
@@ -315,7 +347,14 @@ class HelixIndex(VectorIndex):
                     strong: bool = False) -> list[list[SearchHit]]:
         """All the searches in one read request (a batch's change detection: one per new memory),
         then, for any whose post-filter kept fewer than ``limit`` of its nearest rows while its
-        user has more, that search again over all of the user's rows."""
+        user has more, that search again over all of the user's rows. Embedded: from the row
+        cache, each user's rows read once."""
+        if self._cache is not None and self._dim:
+            for _, flt in queries:
+                predicates(flt)  # the same validation, whichever path answers
+            held = [self._user_rows(flt.user_id) for _, flt in queries]
+            return [search_rows(rows, vector, flt, limit, cosine=True)
+                    for rows, (vector, flt) in zip(held, queries, strict=True)]
         plans = [_SearchPlan(*predicates(flt), [float(x) for x in vector.tolist()], flt) for vector, flt in queries]
         fetch = min(MAX_CANDIDATES, max(2 * limit, limit + 32))
         rounds = [found for i in range(0, len(plans), SEARCH_BATCH)
@@ -352,6 +391,30 @@ class HelixIndex(VectorIndex):
         totals = {user: int(found[f"n{j}"]) for j, user in enumerate(users)}
         return [([(r, float(h["$distance"])) for h in found[f"h{k}"] if matches(r := _record(h), p.flt.where)],
                  totals[p.user_id]) for k, p in enumerate(plans)]
+
+    # -- the row cache (embedded) -------------------------------------------------
+    def _forget(self, users: set[str] | None = None, ids: list[str] | None = None) -> None:
+        if self._cache is not None:
+            self._cache.forget(users or (), ids or ())
+
+    def _rows_of(self, t: hx.Traversal) -> dict[str, UserRows]:
+        proj = [*self._projection(), hx.Projection.property("embedding")]
+        rows = self._read(hx.read_batch().var_as("r", t.project(proj)).returning(["r"]))["r"]
+        return group([_record(r) for r in rows], [r["embedding"] for r in rows], self._dim)
+
+    def _user_rows(self, user_id: str) -> UserRows:
+        cache = self._cache
+        assert cache is not None
+        if not self._warmed:
+            # once per index object, when the whole collection fits: one read for every user
+            self._warmed = True
+            generation = cache.generation
+            if self.count() <= cache.max_rows:
+                cache.fill(self._rows_of(hx.g().n_with_label(self.label)), generation)
+        rows = cache.get(user_id, lambda: self._rows_of(self._of_user(user_id)).get(
+            user_id, UserRows([], stack([], self._dim))))
+        assert rows is not None  # a user's rows are always read whole here
+        return rows
 
     def query(self, flt: MemoryFilter, limit: int = 10_000) -> list[IndexRecord]:
         user_id, preds = predicates(flt)

@@ -10,7 +10,6 @@ rows of a partition-key collection (seen on our machines).
 from __future__ import annotations
 
 import json
-import os
 import threading
 import time
 from datetime import datetime
@@ -26,25 +25,12 @@ from agent_memory.errors import BackendUnavailableError, IndexSchemaError, Model
 from agent_memory.filters import MemoryFilter, quote
 from agent_memory.ids import validate_id, validate_memory_id
 from agent_memory.index.base import INDEX_SCHEMA, SCALAR_FIELDS, SearchHit, VectorIndex, record_to_row, row_to_record
-from agent_memory.index.row_cache import RowCache, UserRows, stack
+from agent_memory.index.row_cache import RowCache, UserRows, group, row_cache, search_rows, stack
 from agent_memory.model import CONTEXT_INDEX_CHARS, EmbeddingInfo, IndexRecord, to_ms
 
 META_PROPERTY = "agent_memory.embedding"
 MAX_QUERY_WINDOW = 16_384  # Milvus caps offset + limit of one query
 FLUSH_EVERY = 1_000
-_ROW_CACHES: dict[tuple[str, str], RowCache] = {}
-_ROW_CACHES_LOCK = threading.Lock()
-
-
-def _row_cache(uri: str, collection: str, max_rows: int) -> RowCache:
-    """One cache per Lite file and collection in this process: every :class:`MilvusIndex` on it
-    (the service's, a re-index's, a tiering job's) writes through the same one, sized by the first
-    (two caches of one file would each miss the other's writes)."""
-    key = (os.path.realpath(uri), collection)
-    with _ROW_CACHES_LOCK:
-        return _ROW_CACHES.setdefault(key, RowCache(max_rows))
-
-
 class MilvusIndex(VectorIndex):
     def __init__(self, uri: str, collection: str, token: str | None = None,
                  consistency_level: str = "Bounded", row_cache_rows: int = 0) -> None:
@@ -57,7 +43,7 @@ class MilvusIndex(VectorIndex):
         self.is_server = "://" in uri
         """A Milvus server or Zilliz (a URI), not a Milvus Lite file: writes need no read first, and
         the server seals and indexes segments itself (no periodic flush)."""
-        self._cache = _row_cache(uri, collection, row_cache_rows) if row_cache_rows and not self.is_server else None
+        self._cache = row_cache(uri, collection, row_cache_rows) if row_cache_rows and not self.is_server else None
         """Milvus Lite: each user's rows in numpy (:mod:`agent_memory.index.row_cache`)."""
         self._warmed = False
         try:
@@ -240,7 +226,7 @@ class MilvusIndex(VectorIndex):
         expr = flt.to_expr()  # validates the filter's ids, whichever path answers
         rows = self._user_rows(flt.user_id) if self._cache is not None else None
         if rows is not None:
-            return _search_rows(rows, vector, flt, limit)
+            return search_rows(rows, vector, flt, limit)
         res = self._call(
             self.client.search, self.collection, data=[vector.tolist()], filter=expr,
             limit=limit, output_fields=SCALAR_FIELDS,
@@ -257,12 +243,7 @@ class MilvusIndex(VectorIndex):
     def _rows_where(self, expr: str) -> dict[str, UserRows]:
         rows = self._call(self.client.query, self.collection, filter=expr, output_fields=[*SCALAR_FIELDS, "embedding"],
                           limit=MAX_QUERY_WINDOW, consistency_level="Strong")
-        by_user: dict[str, tuple[list[IndexRecord], list[list[float]]]] = {}
-        for r in rows:
-            recs, vecs = by_user.setdefault(r["user_id"], ([], []))
-            recs.append(row_to_record(r))
-            vecs.append(r["embedding"])
-        return {u: UserRows(recs, stack(vecs, self._dim)) for u, (recs, vecs) in by_user.items()}
+        return group([row_to_record(r) for r in rows], [r["embedding"] for r in rows], self._dim)
 
     def _warm(self, cache: RowCache) -> None:
         """Once per index object, when the whole collection fits in the cache: read it all, in one
@@ -334,17 +315,6 @@ class MilvusIndex(VectorIndex):
             return fn(*args, **kwargs)
         except MilvusException as exc:
             raise BackendUnavailableError(f"Milvus call {fn.__name__} failed: {exc}") from exc
-
-
-def _search_rows(rows: UserRows, vector: Vectors, flt: MemoryFilter, limit: int) -> list[SearchHit]:
-    """What Lite's search answers (inner product, most similar first), over one user's held rows:
-    exact, where Lite's HNSW walk is approximate."""
-    keep = [i for i, r in enumerate(rows.records) if flt.admits(r)]
-    if not keep or limit <= 0:
-        return []
-    scores = rows.vectors[keep] @ np.asarray(vector, dtype=np.float32).ravel()
-    order = np.argsort(-scores, kind="stable")[:limit]
-    return [SearchHit(rows.records[keep[i]], float(scores[i])) for i in order]
 
 
 def _as_stored(row: dict[str, Any]) -> IndexRecord:
