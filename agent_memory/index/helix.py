@@ -277,8 +277,11 @@ class HelixIndex(VectorIndex):
     def set_state(self, memory_id: str, is_active: bool, deleted_at: datetime | None) -> None:
         try:
             self._set_state(memory_id, is_active, deleted_at)
-        finally:  # the row is changed in place (its vector is not read): its user is read again
+        except BaseException:
             self._forget(ids=[memory_id])
+            raise
+        if self._cache is not None:
+            self._cache.restate(memory_id, is_active, deleted_at)
 
     def _set_state(self, memory_id: str, is_active: bool, deleted_at: datetime | None) -> None:
         changed = self._write(hx.write_batch().var_as("x", hx.g().n_with_label_where(

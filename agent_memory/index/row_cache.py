@@ -27,13 +27,14 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import datetime
 
 import numpy as np
 
 from agent_memory.embed.base import Vectors
 from agent_memory.filters import MemoryFilter
 from agent_memory.index.base import SearchHit
-from agent_memory.model import IndexRecord
+from agent_memory.model import IndexRecord, from_ms, to_ms
 
 
 @dataclass(frozen=True)
@@ -129,6 +130,20 @@ class RowCache:
                 held = self._users[user_id]
                 kept = [k for k, r in enumerate(held.records) if r.id not in gone]
                 self._replace(user_id, UserRows([held.records[k] for k in kept], held.vectors[kept]))
+
+    def restate(self, memory_id: str, is_active: bool, deleted_at: datetime | None) -> None:
+        """A row whose state was just changed in place (HelixDB sets the two properties without
+        reading the row back), changed the same way here."""
+        with self._lock:
+            self._generation += 1
+            user_id = self._owner.get(memory_id)
+            if user_id is None:
+                return
+            held = self._users[user_id]
+            stored = from_ms(to_ms(deleted_at)) if deleted_at else None  # the index keeps milliseconds
+            records = [r.model_copy(update={"is_active": is_active, "deleted_at": stored})
+                       if r.id == memory_id else r for r in held.records]
+            self._users[user_id] = UserRows(records, held.vectors)
 
     def _replace(self, user_id: str, rows: UserRows) -> None:
         self._evict(user_id)

@@ -145,6 +145,8 @@ def test_every_write_is_seen_by_the_next_search(lite: Indexes,
     assert ids(cached) == before | {mid(999)}
     cached.set_state(mid(999), False, None)
     assert ids(other) == before
+    other.set_state(mid(999), True, T0 + timedelta(days=3, microseconds=1500))  # deleted: kept in ms
+    assert ids(cached) == before
     other.set_state(mid(999), True, None)
     cached.delete([mid(999)])
     assert ids(other) == before
