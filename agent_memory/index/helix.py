@@ -449,6 +449,9 @@ class HelixIndex(VectorIndex):
     def close(self) -> None:
         if self._embedded:
             _Shared.release(self.client)
+        if self._cache is not None:
+            # another process may open the folder once it is released: nothing held may outlive that
+            self._cache.clear()
 
     # -- transport ------------------------------------------------------------
     def _read(self, batch: hx.ReadBatch, **params: Any) -> Any:

@@ -309,6 +309,9 @@ class MilvusIndex(VectorIndex):
 
     def close(self) -> None:
         self.client.close()
+        if self._cache is not None:
+            # another process may open the file once it is released: nothing held may outlive that
+            self._cache.clear()
 
     def _call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
         try:

@@ -177,3 +177,14 @@ def test_a_collection_larger_than_one_query_is_read_in_pages(
         if k == 0:  # the first search read every user's rows
             assert sorted(fresh._cache._users) == ["u0", "u1", "u2"]
             assert sum(len(r.records) for r in fresh._cache._users.values()) == 180
+
+
+def test_closing_an_index_lets_go_of_its_rows(lite: Indexes, tmp_path: Path) -> None:
+    """Once released, the file may be opened by another process: the rows held must not outlive
+    that (and a long-lived process opening many stores must not keep them all)."""
+    cached, _, rng = lite
+    cached.search(_unit(rng, 1)[0], MemoryFilter(user_id="u0"), limit=5)
+    cache = cached._cache  # type: ignore[attr-defined]
+    assert cache._users
+    cached.close()
+    assert not cache._users
