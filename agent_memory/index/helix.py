@@ -1,7 +1,8 @@
 """HelixDB backend: the embedded engine (``helix+embedded://<folder>``) or a HelixDB server
 (``helix+http://host:6969``, ``helix+https://...``), through the ``helix-db`` SDK.
 
-Each memory is one node labelled with the collection name. Its vector index carries
+Each memory is one node labelled with the collection name. Where the engine searches (a
+server; an embedded collection made before the packed vectors below), its vector index carries
 ``user_id`` as the tenant property, so every vector search names its user and the
 engine searches that user's vectors only; the remaining conditions (active, deleted,
 types, sources, importance) are post-filters on the candidates, and a request's ``filters``
@@ -14,6 +15,17 @@ Queries are built with the SDK's DSL: values travel as typed JSON, never as quer
 text, so no user string can change a query's shape. Ids are still validated exactly
 as for Milvus, so both backends accept and refuse the same inputs.
 
+Embedded, vectors are held by this process, not by the engine's vector index: a new embedded
+collection stores each vector as packed float32 bytes (base64 text, ``embedding_f32``) with no
+vector index, and a search is exact, over the user's rows in numpy (the row cache of
+:mod:`agent_memory.index.row_cache`, or the user's rows read for the search when the cache is
+off). Why: the engine's per-user vector index made every write cost 3-7 ms per memory, growing
+with the user's row count (helix-db-embedded 0.3.3, 100 writes to a user holding 0 / 700 rows:
+396 / 711 ms with the index, 257 / 216 ms without), which held embedded ingest near 60 memories/s,
+while the row cache had already taken the searches off the engine. A collection made before (or
+a server's, ``helix+http``) keeps the engine's vector index and its search; the meta node says
+which (``vectors``: ``engine`` or ``in_process``).
+
 ``$distance`` of the cosine metric is ``(1 - cos) / 2``; hits report ``1 - 2 * d``, the
 cosine, which is what Milvus' IP on normalized vectors reports.
 
@@ -23,6 +35,7 @@ first one's writes) and by one process at a time: use the HTTP mode to share an 
 
 from __future__ import annotations
 
+import base64
 import json
 import threading
 import time
@@ -116,6 +129,18 @@ def id_chunks(ids: list[str]) -> list[list[str]]:
     return [ids[i:i + ID_LOOKUP_MAX] for i in range(0, len(ids), ID_LOOKUP_MAX)]
 
 
+def pack_vector(vector: Vectors) -> str:
+    """A vector as the text property an in-process collection stores (float32, base64)."""
+    return base64.b64encode(np.asarray(vector, dtype="<f4").tobytes()).decode("ascii")
+
+
+def unpack_vector(text: str, dim: int) -> Vectors:
+    out: Vectors = np.frombuffer(base64.b64decode(text), dtype="<f4")
+    if out.shape != (dim,):
+        raise BackendUnavailableError(f"a stored vector has {out.size} values, the collection {dim}")
+    return out
+
+
 class _SearchPlan(NamedTuple):
     """One search of a batch: the validated user, the engine's post-filters, the query vector."""
 
@@ -162,12 +187,18 @@ class _Shared:
 
 
 class HelixIndex(VectorIndex):
-    def __init__(self, uri: str, collection: str, api_key: str | None = None, row_cache_rows: int = 0) -> None:
+    def __init__(self, uri: str, collection: str, api_key: str | None = None, row_cache_rows: int = 0,
+                 engine_vectors: bool | None = None) -> None:
+        """``engine_vectors``: how a collection made here holds its vectors (None: in process when
+        embedded, the engine's vector index on a server). An existing collection keeps its own."""
         self.uri = uri
         self.label = validate_id(collection, "collection").replace(".", "_").replace(":", "_")
         self.meta_label = f"{self.label}__meta"
         self._dim = 0
         self._embedded = uri.startswith(EMBEDDED)
+        self._new_engine_vectors = not self._embedded if engine_vectors is None else engine_vectors
+        self._engine_vectors = self._new_engine_vectors
+        """This collection's vectors are in the engine's vector index (else: packed, searched here)."""
         self._cache: RowCache | None = None
         """Embedded only (one process owns the folder): each user's rows in numpy
         (:mod:`agent_memory.index.row_cache`). A server has other writers."""
@@ -198,7 +229,7 @@ class HelixIndex(VectorIndex):
     def ensure(self, embedding: EmbeddingInfo) -> None:
         pin = embedding.model_dump()
         found = self._read(hx.read_batch().var_as(
-            "m", hx.g().n_with_label(self.meta_label).value_map([*pin, "schema"])).returning(["m"]))["m"]
+            "m", hx.g().n_with_label(self.meta_label).value_map([*pin, "schema", "vectors"])).returning(["m"]))["m"]
         if found:
             have = found[0]
             if {k: have.get(k) for k in ("provider", "model", "dim")} != {
@@ -212,15 +243,18 @@ class HelixIndex(VectorIndex):
                     f"HelixDB index {self.label!r} at {self.uri} predates index schema {INDEX_SCHEMA} (schema "
                     f"{int(have.get('schema') or 1)}); run `agent-memory reindex` to rebuild it from the originals")
             self._dim = int(have["dim"])
+            self._engine_vectors = (have.get("vectors") or "engine") == "engine"
             return
+        self._engine_vectors = self._new_engine_vectors
         batch = hx.write_batch()
-        specs = [self._vector_spec(embedding.dim), *self._scalar_specs()]
+        specs = [*([self._vector_spec(embedding.dim)] if self._engine_vectors else []), *self._scalar_specs()]
         for i, spec in enumerate(specs):
             batch = batch.var_as(f"op{i}", hx.g().create_index_if_not_exists(spec))
         ops = self._write(batch.returning([f"op{i}" for i in range(len(specs))]))
         self._await_operations([op["operation_id"] for op in ops.values() if op.get("operation_id")])
         self._write(hx.write_batch().var_as("m", hx.g().add_n(
-            self.meta_label, [*pin.items(), ("schema", INDEX_SCHEMA)])))
+            self.meta_label, [*pin.items(), ("schema", INDEX_SCHEMA),
+                              ("vectors", "engine" if self._engine_vectors else "in_process")])))
         self._dim = embedding.dim
 
     def _await_operations(self, operation_ids: list[str]) -> None:
@@ -242,12 +276,12 @@ class HelixIndex(VectorIndex):
             return
         if vectors.shape != (len(records), self._dim):
             raise ValueError(f"expected {len(records)} vectors of dim {self._dim}, got {vectors.shape}")
+        field = self._vector_field
         add = hx.write_batch().var_as("n", hx.g().add_n(
-            self.label, [(f, hx.PropertyInput.param(f)) for f in [*SCALAR_FIELDS, "embedding"]]))
+            self.label, [(f, hx.PropertyInput.param(f)) for f in [*SCALAR_FIELDS, field]]))
         for start in range(0, len(records), WRITE_BATCH):
             part = records[start:start + WRITE_BATCH]
-            rows = [_to_node(record_to_row(r, v.tolist()))
-                    for r, v in zip(part, vectors[start:start + WRITE_BATCH], strict=True)]
+            rows = [self._node(r, v) for r, v in zip(part, vectors[start:start + WRITE_BATCH], strict=True)]
             # Replace = drop the existing node of each id, then add: one request, one transaction.
             # The ids are literal lists of at most ID_LOOKUP_MAX: ``is_in_param`` scans every node
             # (250 ms at 4k nodes), and so does a literal ``is_in`` of more than 64 values, while a
@@ -261,6 +295,17 @@ class HelixIndex(VectorIndex):
             if self._cache is not None:
                 self._cache.upsert([_record(n) for n in rows],
                                    np.asarray(vectors[start:start + WRITE_BATCH], dtype=np.float32))
+
+    @property
+    def _vector_field(self) -> str:
+        return "embedding" if self._engine_vectors else "embedding_f32"
+
+    def _node(self, record: IndexRecord, vector: Vectors) -> dict[str, Any]:
+        if self._engine_vectors:
+            return _to_node(record_to_row(record, vector.tolist()))
+        row = _to_node(record_to_row(record, []))
+        del row["embedding"]
+        return {**row, "embedding_f32": pack_vector(vector)}
 
     def _by_ids(self, ids: list[str]) -> hx.Traversal:
         """Nodes of these ids, at most :data:`ID_LOOKUP_MAX` of them (so the id index answers)."""
@@ -333,6 +378,7 @@ class HelixIndex(VectorIndex):
             self._await_operations(pending)
         finally:
             self._dim = 0
+            self._engine_vectors = self._new_engine_vectors
             if self._cache is not None:
                 self._cache.clear()
 
@@ -350,14 +396,16 @@ class HelixIndex(VectorIndex):
                     strong: bool = False) -> list[list[SearchHit]]:
         """All the searches in one read request (a batch's change detection: one per new memory),
         then, for any whose post-filter kept fewer than ``limit`` of its nearest rows while its
-        user has more, that search again over all of the user's rows. Embedded: from the row
-        cache, each user's rows read once."""
-        if self._cache is not None and self._dim:
+        user has more, that search again over all of the user's rows. Embedded: exact, over each
+        user's rows from the row cache (or read once per call when it is off)."""
+        if self._dim and (self._cache is not None or not self._engine_vectors):
             for _, flt in queries:
                 predicates(flt)  # the same validation, whichever path answers
-            held = [self._user_rows(flt.user_id) for _, flt in queries]
-            return [search_rows(rows, vector, flt, limit, cosine=True)
-                    for rows, (vector, flt) in zip(held, queries, strict=True)]
+            held: dict[str, UserRows] = {}  # without the cache: each user's rows read once per call
+            for _, flt in queries:
+                if flt.user_id not in held:
+                    held[flt.user_id] = self._user_rows(flt.user_id)
+            return [search_rows(held[flt.user_id], vector, flt, limit, cosine=True) for vector, flt in queries]
         plans = [_SearchPlan(*predicates(flt), [float(x) for x in vector.tolist()], flt) for vector, flt in queries]
         fetch = min(MAX_CANDIDATES, max(2 * limit, limit + 32))
         rounds = [found for i in range(0, len(plans), SEARCH_BATCH)
@@ -401,13 +449,17 @@ class HelixIndex(VectorIndex):
             self._cache.forget(users or (), ids or ())
 
     def _rows_of(self, t: hx.Traversal) -> dict[str, UserRows]:
-        proj = [*self._projection(), hx.Projection.property("embedding")]
-        rows = self._read(hx.read_batch().var_as("r", t.project(proj)).returning(["r"]))["r"]
-        return group([_record(r) for r in rows], [r["embedding"] for r in rows], self._dim)
+        field = self._vector_field
+        rows = self._read(hx.read_batch().var_as(
+            "r", t.project([*self._projection(), hx.Projection.property(field)])).returning(["r"]))["r"]
+        vectors = [r[field] if self._engine_vectors else unpack_vector(r[field], self._dim) for r in rows]
+        return group([_record(r) for r in rows], vectors, self._dim)
 
     def _user_rows(self, user_id: str) -> UserRows:
+        """The user's rows and vectors: from the row cache, else read for this search."""
         cache = self._cache
-        assert cache is not None
+        if cache is None:
+            return self._rows_of(self._of_user(user_id)).get(user_id, UserRows([], stack([], self._dim)))
         if not self._warmed:
             # once per index object, when the whole collection fits: one read for every user
             self._warmed = True

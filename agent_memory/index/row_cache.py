@@ -25,9 +25,10 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 
@@ -181,7 +182,7 @@ def row_cache(location: str, collection: str, max_rows: int) -> RowCache:
         return _CACHES.setdefault(key, RowCache(max_rows))
 
 
-def stack(vectors: list[list[float]], dim: int) -> Vectors:
+def stack(vectors: Sequence[Sequence[float]] | Sequence[Vectors], dim: int) -> Vectors:
     """Rows' vectors as one float32 matrix (an empty user gives a 0 x dim one)."""
     out: Vectors = np.asarray(vectors, dtype=np.float32).reshape(len(vectors), dim)
     return out
@@ -203,9 +204,10 @@ def search_rows(rows: UserRows, vector: Vectors, flt: MemoryFilter, limit: int,
     return [SearchHit(rows.records[keep[i]], float(scores[i])) for i in order]
 
 
-def group(records: list[IndexRecord], vectors: list[list[float]], dim: int) -> dict[str, UserRows]:
+def group(records: list[IndexRecord], vectors: Sequence[Sequence[float]] | Sequence[Vectors],
+          dim: int) -> dict[str, UserRows]:
     """Rows read from an index, by user."""
-    by_user: dict[str, tuple[list[IndexRecord], list[list[float]]]] = {}
+    by_user: dict[str, tuple[list[IndexRecord], list[Any]]] = {}
     for r, v in zip(records, vectors, strict=True):
         recs, vecs = by_user.setdefault(r.user_id, ([], []))
         recs.append(r)

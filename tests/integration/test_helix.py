@@ -43,7 +43,7 @@ def test_http_mode_refuses_a_wrong_api_key(helix_server: str) -> None:
 
 def test_search_widens_when_the_post_filter_drops_the_nearest(tmp_path: Path) -> None:
     """50 deleted rows lie nearest the query; a search for 5 must still find the 5 live ones."""
-    index = HelixIndex(f"helix+embedded://{tmp_path}", "widen")
+    index = HelixIndex(f"helix+embedded://{tmp_path}", "widen", engine_vectors=True)
     index.ensure(INFO)
     rng = np.random.default_rng(3)
     query = np.zeros(DIM, dtype=np.float32)
@@ -65,7 +65,7 @@ def test_search_widens_when_the_post_filter_drops_the_nearest(tmp_path: Path) ->
     assert with_deleted[0].similarity > 0.99
     index.close()
 
-    reopened = HelixIndex(f"helix+embedded://{tmp_path}", "widen")
+    reopened = HelixIndex(f"helix+embedded://{tmp_path}", "widen", engine_vectors=True)
     reopened.ensure(INFO)
     assert reopened.count() == 65
     reopened.close()
@@ -152,7 +152,7 @@ def test_search_many_is_one_request_with_the_answers_of_single_searches(
     """The change detector searches once per new memory of a batch: HelixDB answers them in reads of
     SEARCH_BATCH searches, and each answer must be what :meth:`search` alone gives (tenants, filters,
     widening)."""
-    index = HelixIndex(f"helix+embedded://{tmp_path}", "many")
+    index = HelixIndex(f"helix+embedded://{tmp_path}", "many", engine_vectors=True)
     index.ensure(INFO)
     rng = np.random.default_rng(11)
     vectors = rng.normal(size=(90, DIM)).astype(np.float32)
@@ -198,7 +198,7 @@ def test_search_many_falls_back_to_single_searches_when_the_planner_gives_up(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A large read once failed in the engine's planner ("unsupported cascades plan"): the same
     searches are then answered one per request, with the same results."""
-    index = HelixIndex(f"helix+embedded://{tmp_path}", "planner")
+    index = HelixIndex(f"helix+embedded://{tmp_path}", "planner", engine_vectors=True)
     index.ensure(INFO)
     vectors = np.random.default_rng(2).normal(size=(12, DIM)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
@@ -217,3 +217,49 @@ def test_search_many_falls_back_to_single_searches_when_the_planner_gives_up(
     monkeypatch.setattr(index, "_read", flaky)
     assert index.search_many(queries, limit=3) == singles and failed == [1]
     index.close()
+
+
+def test_an_embedded_collection_holds_its_vectors_packed_and_searches_them_exactly(tmp_path: Path) -> None:
+    """A new embedded collection has no engine vector index (its per-user index made each write
+    cost 3-7 ms): vectors are packed float32 text and a search is exact over the user's rows, with
+    or without the row cache. A collection made with the engine's index keeps it when reopened."""
+    rng = np.random.default_rng(5)
+    vectors = rng.normal(size=(40, DIM)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    records = [record(i, f"u{i % 2}", deleted=i % 5 == 0) for i in range(40)]
+    uri = f"helix+embedded://{tmp_path / 'packed'}"
+    index = HelixIndex(uri, "packed")
+    index.ensure(INFO)
+    index.write(records, vectors)
+    stored = index._read(hx.read_batch().var_as("r", hx.g().n_with_label("packed").limit(1).project(
+        [hx.Projection.property("embedding_f32"), hx.Projection.property("embedding")])).returning(["r"]))["r"][0]
+    assert isinstance(stored["embedding_f32"], str) and stored.get("embedding") is None
+    for q in rng.normal(size=(3, DIM)).astype(np.float32):
+        live = [i for i in range(40) if i % 2 == 1 and i % 5 != 0]
+        cos = vectors[live] @ q / np.linalg.norm(q)
+        expected = [records[live[j]].id for j in np.argsort(-cos)[:6]]
+        for rows in (0, 1_000):  # read per search, and from the row cache
+            searcher = HelixIndex(uri, "packed", row_cache_rows=rows)
+            searcher.ensure(INFO)
+            hits = searcher.search(q, MemoryFilter(user_id="u1"), limit=6)
+            assert [h.record.id for h in hits] == expected
+            assert np.allclose([h.similarity for h in hits], np.sort(cos)[::-1][:6], atol=1e-5)
+            searcher.close()
+    index.close()
+
+    HelixIndex(uri, "engine", engine_vectors=True).ensure(INFO)
+    reopened = HelixIndex(uri, "engine")  # the default for embedded is packed; the collection says engine
+    reopened.ensure(INFO)
+    reopened.write(records[:4], vectors[:4])
+    assert reopened._engine_vectors
+    assert [h.record.id for h in reopened.search(vectors[1], MemoryFilter(user_id="u1"), limit=1)] == [records[1].id]
+    reopened.close()
+
+
+def test_a_packed_vector_of_the_wrong_size_is_an_error() -> None:
+    from agent_memory.index.helix import pack_vector, unpack_vector
+
+    v = np.arange(DIM, dtype=np.float32)
+    assert np.array_equal(unpack_vector(pack_vector(v), DIM), v)
+    with pytest.raises(BackendUnavailableError, match="values"):
+        unpack_vector(pack_vector(v[:3]), DIM)
