@@ -378,7 +378,6 @@ class HelixIndex(VectorIndex):
             self._await_operations(pending)
         finally:
             self._dim = 0
-            self._engine_vectors = self._new_engine_vectors
             if self._cache is not None:
                 self._cache.clear()
 
@@ -459,17 +458,19 @@ class HelixIndex(VectorIndex):
         """The user's rows and vectors: from the row cache, else read for this search."""
         cache = self._cache
         if cache is None:
-            return self._rows_of(self._of_user(user_id)).get(user_id, UserRows([], stack([], self._dim)))
+            return self._read_user(user_id)
         if not self._warmed:
             # once per index object, when the whole collection fits: one read for every user
             self._warmed = True
             generation = cache.generation
             if self.count() <= cache.max_rows:
                 cache.fill(self._rows_of(hx.g().n_with_label(self.label)), generation)
-        rows = cache.get(user_id, lambda: self._rows_of(self._of_user(user_id)).get(
-            user_id, UserRows([], stack([], self._dim))))
+        rows = cache.get(user_id, lambda: self._read_user(user_id))
         assert rows is not None  # a user's rows are always read whole here
         return rows
+
+    def _read_user(self, user_id: str) -> UserRows:
+        return self._rows_of(self._of_user(user_id)).get(user_id, UserRows([], stack([], self._dim)))
 
     def query(self, flt: MemoryFilter, limit: int = 10_000) -> list[IndexRecord]:
         user_id, preds = predicates(flt)
