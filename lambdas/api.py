@@ -27,9 +27,10 @@ from agent_memory.model import RecallRequest, RememberRequest, WorkingSetRequest
 from agent_memory.portability import FORMAT, export_page
 from agent_memory.portability.records import ImportRequest
 from agent_memory.queue import IndexJob
+from lambdas import TRACED_MODULES
 
 logger = Logger(service="agent-memory-api")
-tracer = Tracer(service="agent-memory-api")
+tracer = Tracer(service="agent-memory-api", patch_modules=TRACED_MODULES)
 metrics = Metrics(namespace="AgentMemory", service="api")
 app = APIGatewayRestResolver(enable_validation=True)
 app.enable_swagger(path="/swagger", title="agent-memory", version="1")

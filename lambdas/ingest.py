@@ -26,9 +26,10 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from agent_memory import runtime
 from agent_memory.errors import NotFoundError
 from agent_memory.queue import IndexJob
+from lambdas import TRACED_MODULES
 
 logger = Logger(service="agent-memory-ingest")
-tracer = Tracer(service="agent-memory-ingest")
+tracer = Tracer(service="agent-memory-ingest", patch_modules=TRACED_MODULES)
 metrics = Metrics(namespace="AgentMemory", service="ingest")
 processor = BatchProcessor(event_type=EventType.SQS)
 

@@ -9,9 +9,10 @@ from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory import runtime
+from lambdas import TRACED_MODULES
 
 logger = Logger(service="agent-memory-selfcheck")
-tracer = Tracer(service="agent-memory-selfcheck")
+tracer = Tracer(service="agent-memory-selfcheck", patch_modules=TRACED_MODULES)
 metrics = Metrics(namespace="AgentMemory", service="selfcheck")
 
 

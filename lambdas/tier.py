@@ -13,9 +13,10 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from agent_memory import runtime
 from agent_memory.expiry import expire_all
 from agent_memory.tiering import tier_all
+from lambdas import TRACED_MODULES
 
 logger = Logger(service="agent-memory-tier")
-tracer = Tracer(service="agent-memory-tier")
+tracer = Tracer(service="agent-memory-tier", patch_modules=TRACED_MODULES)
 metrics = Metrics(namespace="AgentMemory", service="tier")
 
 

@@ -22,6 +22,7 @@ What is timed, each in the same run:
 from __future__ import annotations
 
 import gc
+import importlib.util
 import os
 import resource
 import statistics
@@ -164,16 +165,28 @@ HANDLERS = ("api", "ingest", "tier", "selfcheck")
 """The Lambda handler modules (``lambdas.<name>``), each timed from a fresh interpreter."""
 
 
+def _handlers_root() -> str:
+    spec = importlib.util.find_spec("lambdas")
+    if spec is None or spec.origin is None:
+        raise RuntimeError("the lambdas package is not importable here (run from the repository)")
+    return str(Path(spec.origin).parent.parent)
+
+
 def handler_cold_start(settings_env: dict[str, str], handler: str = "api") -> dict[str, float]:
     """A fresh interpreter, as a Lambda cold start: import the handler module (``import_s``),
     build the runtime's Memory — settings, store and index clients (``clients_s``) — and embed
     one text, which loads the model (``model_s``; the models load their weights lazily, so the
-    first request pays this unless init does). ``total_s`` is what the first request waits for."""
+    first request pays this unless init does). ``total_s`` is what the first request waits for.
+
+    ``LAMBDA_TASK_ROOT`` is set as Lambda sets it (the folder holding the handlers), because two
+    libraries branch on it: Powertools' Tracer is on only inside Lambda (and patches then), and
+    X-Ray's recorder outside Lambda builds two botocore X-Ray clients for centralized sampling
+    (0.2-0.3 s at import) that a Lambda, whose sampling Lambda decides, never builds."""
     probe = (f"import time; t0=time.perf_counter(); import lambdas.{handler}; t1=time.perf_counter(); "
              "from agent_memory import runtime; m=runtime.memory(); t2=time.perf_counter(); "
              "m.embedder.embed_query('warm up'); t3=time.perf_counter(); print(t1-t0, t2-t1, t3-t2)")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300,
-                         env={**os.environ, **settings_env})
+                         env={**os.environ, "LAMBDA_TASK_ROOT": _handlers_root(), **settings_env})
     if out.returncode != 0:
         raise RuntimeError(f"handler init probe failed: {out.stderr[-2000:]}")
     imports, clients, model = (float(x) for x in out.stdout.strip().splitlines()[-1].split())

@@ -4,6 +4,9 @@ and the embedded index: API -> queue -> ingest -> recall, poison messages, dupli
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -400,3 +403,17 @@ def test_the_recall_handler_returns_only_once_its_log_entry_is_stored(stack: tup
         keys = [o["Key"] for o in s3.list_objects_v2(Bucket=s.bucket_name, Prefix=f"recalls/{u}/")["Contents"]]
         assert [k for k in keys if k.endswith(f"-{body['recall_id']}.json")]
     assert len(keys) == len(recall_ids)
+
+
+def test_tracer_patches_only_the_aws_calls_in_a_lambda() -> None:
+    """Inside Lambda (``LAMBDA_TASK_ROOT`` set) the Tracer is on: botocore's calls are wrapped for
+    X-Ray, and no other library is imported just to be patched (each is paid at every cold start)."""
+    probe = ("import sys, lambdas.api, lambdas.ingest, lambdas.tier, lambdas.selfcheck; "
+             "from botocore.client import BaseClient; "
+             "print(lambdas.api.tracer.disabled, type(BaseClient._make_api_call).__name__, "
+             "'httpx' in sys.modules, 'sqlalchemy' in sys.modules, 'requests' in sys.modules)")
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=root,
+                         env={**os.environ, "LAMBDA_TASK_ROOT": str(root), "POWERTOOLS_TRACE_DISABLED": "false"})
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["False", "BoundFunctionWrapper", "False", "False", "False"]
