@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -28,24 +27,15 @@ def test_npx_cdk_synth_prints_the_stack(tmp_path: Path) -> None:
     assert sum(r["Type"] == "AWS::Lambda::Function" for r in tpl["Resources"].values()) >= 3
 
 
-def _python312() -> str | None:
-    """A real 3.12 interpreter (pyenv's shim may point at no version, so try the install first)."""
-    candidates = [str(p) for p in sorted(Path.home().glob(".pyenv/versions/3.12*/bin/python3.12"))]
-    candidates += [p for p in (shutil.which("python3.12"),) if p]
-    for cand in candidates:
-        if subprocess.run([cand, "-c", "import venv"], capture_output=True).returncode == 0:
-            return cand
-    return None
-
-
 def test_full_bundle_imports_on_the_lambda_python(tmp_path: Path) -> None:
     """The manylinux/3.12 bundle imports and loads the model on CPython 3.12 with only boto3 beside
     it (what the Lambda runtime provides); it also reports the handler init time."""
-    from stacks.bundling import prepare_lambda_asset
+    from stacks.bundling import lambda_python, prepare_lambda_asset
 
-    py = _python312()
-    if py is None:
-        pytest.skip("no CPython 3.12 on this machine")
+    # the interpreter bundling compiles the bytecode with, so the two agree on whether there is one
+    py = lambda_python()
+    if py is None or subprocess.run([py, "-c", "import venv"], capture_output=True).returncode != 0:
+        pytest.skip("no CPython 3.12 (with venv) on this machine")
     asset = prepare_lambda_asset("full")
     size_mb = sum(p.stat().st_size for p in asset.rglob("*") if p.is_file()) / 1e6
     assert size_mb < 250, f"bundle is {size_mb:.0f} MB, over Lambda's 250 MB unzipped limit"
