@@ -161,6 +161,33 @@ def _tail_cpu(walls_ms: list[float], spans: list[dict[str, float]]) -> dict[str,
             "wall_ms_from": round(cut, 2)}
 
 
+def _settle(servers: dict[int, str], busy_below: float = 0.1, window_s: float = 1.0, windows: int = 3,
+            timeout_s: float = 300.0) -> dict[str, Any]:
+    """Wait until the servers the bench started (the Milvus server, the S3 server) use less than
+    ``busy_below`` of a core over ``windows`` windows in a row, at most ``timeout_s``.
+
+    Why: after the load and the ingest probes a Milvus server seals, indexes and compacts segments
+    for minutes, on the same two cores as the recalls being timed; ``wait_indexed`` sees only the
+    index. A server of its own (what a deployment has) does that work on other cores. The share
+    of a core the servers used before and after the wait goes into the result, so a run that timed
+    out, or a server that never went quiet, reads as such."""
+    def share() -> float:
+        before, t0 = _cpu_snapshot(servers), time.perf_counter()
+        time.sleep(window_s)
+        after = _cpu_snapshot(servers)
+        used = sum(after[k] - before[k] for k in before if k in after and k not in ("bench", "machine"))
+        return used / (time.perf_counter() - t0)
+
+    t0 = time.perf_counter()
+    first = last = share()
+    quiet = int(first < busy_below)
+    while quiet < windows and time.perf_counter() - t0 < timeout_s:
+        last = share()
+        quiet = quiet + 1 if last < busy_below else 0
+    return {"waited_s": round(time.perf_counter() - t0, 1), "servers_cpu_share_at_start": round(first, 3),
+            "servers_cpu_share_at_end": round(last, 3), "quiet": quiet >= windows}
+
+
 HANDLERS = ("api", "ingest", "tier", "selfcheck")
 """The Lambda handler modules (``lambdas.<name>``), each timed from a fresh interpreter."""
 
@@ -295,6 +322,7 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
         return elapsed
 
     m.index.wait_indexed()  # the ingest probe's rows too
+    settled = _settle(servers) if servers else {}
     with _gc_pauses() as pauses:
         c1 = [one(uq, track=True) for uq in qs]
     c1_phases = {phase: _pcts(v) for phase, v in phases.items()}
@@ -335,7 +363,7 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
         "recall_ms_c1": _pcts(c1), "recall_ms_c8": _pcts(c8), "recall_phases_ms_c1": c1_phases,
         "recall_cpu_ms_c1": c1_cpu, "recall_cpu_ms_by_process_c1": _tail_cpu(c1, spans), "gc_during_recall_c1": pauses,
         "recall_throughput_c8_per_s": round(len(c8) / (sum(c8) / 1000 / 8), 1),
-        "index_search_ms": _pcts(search_ms),
+        "index_search_ms": _pcts(search_ms), "servers_settled_before_recall": settled,
         "rss_peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "handler_init_s": cold["init_s"], "handler_cold_start": cold, "handlers_cold_start": handlers,
         "cpu_count": os.cpu_count(),

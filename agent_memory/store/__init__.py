@@ -8,10 +8,10 @@ from agent_memory.store.base import RawStore
 
 def make_store(settings: Settings) -> RawStore:
     if settings.store == "s3":
-        from agent_memory.store.s3 import S3Store, make_s3_client
+        from agent_memory.store.s3 import make_s3_store
 
-        return S3Store(settings.bucket_name, make_s3_client(settings.s3_endpoint_url, settings.aws_region),
-                       restore_days=settings.restore_days, restore_tier=settings.restore_tier)
+        return make_s3_store(settings.bucket_name, settings.s3_endpoint_url, settings.aws_region,
+                             restore_days=settings.restore_days, restore_tier=settings.restore_tier)
     from agent_memory.store.file import FileStore
 
     return FileStore(settings.originals_dir)

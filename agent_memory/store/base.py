@@ -80,9 +80,14 @@ class RawStore(ABC):
         place rather than raised, so a batch reader (the ingest worker) fails only the records
         whose originals it could not read and indexes the rest."""
 
+        return self._each(self.get_json, keys, workers)
+
+    @staticmethod
+    def _each(read: Callable[[str], dict[str, Any]], keys: Sequence[str],
+              workers: int) -> list[dict[str, Any] | Exception]:
         def one(key: str) -> dict[str, Any] | Exception:
             try:
-                return self.get_json(key)
+                return read(key)
             except Exception as exc:  # handed back in the key's place; the caller decides
                 return exc
 

@@ -8,7 +8,7 @@ erasure therefore deletes every version, not just the current object.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import boto3
@@ -17,24 +17,36 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from agent_memory.errors import ArchivedError, BackendUnavailableError, NotFoundError
 from agent_memory.store.base import RawStore
+from agent_memory.store.s3_gets import SignedGets, Unhandled
 
 _MISSING = {"NoSuchKey", "404", "NotFound"}
 
 
-def make_s3_client(endpoint_url: str | None, region: str) -> Any:
+def make_s3_client(endpoint_url: str | None, region: str, session: Any = None) -> Any:
     """One client for all threads (boto3 clients are thread-safe), short timeouts, few retries."""
     cfg = Config(
         region_name=region, max_pool_connections=32, connect_timeout=3, read_timeout=10,
         retries={"max_attempts": 3, "mode": "standard"}, s3={"addressing_style": "path"},
     )
     # a session of its own: the default session is not safe to build clients from concurrently
-    return boto3.session.Session().client("s3", endpoint_url=endpoint_url, config=cfg)
+    return (session or boto3.session.Session()).client("s3", endpoint_url=endpoint_url, config=cfg)
+
+
+def make_s3_store(bucket: str, endpoint_url: str | None, region: str, **kwargs: Any) -> S3Store:
+    """The store with its batch reads on :class:`SignedGets` (signed with the client's credentials)."""
+    session = boto3.session.Session()
+    client = make_s3_client(endpoint_url, region, session)
+    return S3Store(bucket, client, gets=SignedGets.for_client(client, bucket, session.get_credentials()), **kwargs)
 
 
 class S3Store(RawStore):
-    def __init__(self, bucket: str, client: Any, restore_days: int = 7, restore_tier: str = "Standard") -> None:
+    def __init__(self, bucket: str, client: Any, restore_days: int = 7, restore_tier: str = "Standard",
+                 gets: SignedGets | None = None) -> None:
         self.bucket = bucket
         self.client = client
+        self.gets = gets
+        """Batch reads (:meth:`get_each`) go through it when set; single reads and every other
+        call stay on boto3."""
         self.restore_days = restore_days
         self.restore_tier = restore_tier
 
@@ -60,6 +72,19 @@ class S3Store(RawStore):
             raise BackendUnavailableError(f"S3 read of {key} failed: {exc}") from exc
         doc: dict[str, Any] = json.loads(resp["Body"].read())
         return doc
+
+    def get_each(self, keys: Sequence[str], workers: int = 16) -> list[dict[str, Any] | Exception]:
+        gets = self.gets
+        if gets is None:
+            return super().get_each(keys, workers)
+
+        def one(key: str) -> dict[str, Any]:
+            try:
+                return gets.get_json(key)
+            except Unhandled:
+                return self.get_json(key)
+
+        return self._each(one, keys, workers)
 
     def restore(self, key: str) -> None:
         try:
