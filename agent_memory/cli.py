@@ -635,6 +635,8 @@ def train(
         help="Embedding provider(s) to train for; 'lexical' = the embedding-free fallback.")] = None,
     data: Annotated[Path, typer.Option(help="LoCoMo JSON: its conversations 0-2 add personal questions.")] = Path(
         "../shared/data/locomo/locomo_dev.json"),
+    pair_rounds: Annotated[str, typer.Option(
+        help="Writing rounds whose pairs train the change model, e.g. 1,2,3,4,5 (default: the shipped 1,2,3).")] = "",
 ) -> None:
     """Train the judgement models (trigger, memory type, change detector, query gate) on the
     training split of agent_memory/evaluation/data/judge and write agent_memory/judge/weights."""
@@ -657,6 +659,10 @@ def train(
         return
     from agent_memory.embed import make_embedder
 
+    try:
+        rounds = tuple(int(r) for r in pair_rounds.split(",")) if pair_rounds.strip() else training.PAIR_ROUNDS
+    except ValueError:
+        raise _fail(ValueError(f"--pair-rounds takes round numbers separated by commas, got {pair_rounds!r}")) from None
     reports = []
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err_console) as bar:
@@ -668,7 +674,8 @@ def train(
             def advance(stage: str, n: int, task: Any = task) -> None:
                 bar.advance(task, n)
 
-            reports.append(training.train_all(embedder, prov, locomo=data, on_progress=advance))
+            reports.append(training.train_all(embedder, prov, locomo=data, on_progress=advance,
+                                              pair_rounds=rounds))
     for rep in reports:
         tr, pr, gr = rep["trigger"], rep["pair"], rep["gate"]
         console.print(f"[bold]{rep['provider']}[/bold] (out-of-fold on the training split; thresholds chosen there)")
@@ -679,8 +686,10 @@ def train(
         types = rep["types"]
         console.print(f"  memory type: accuracy {types['accuracy_oof']} (rules {types['rules_accuracy']})")
         console.print(f"  change: thresholds {pr['thresholds']}, recall {pr['recall_oof']}")
-        console.print(f"  gate: threshold {gr['threshold']}, rules as features: {gr['rules']}, "
-                      f"{gr['oof']['with_rules' if gr['rules'] else 'without_rules']}")
+        gate_chosen = f"{gr['model']}{'_with_rules' if gr['rules'] else ''}"
+        console.print(f"  gate: {gr['model']} model, threshold {gr['threshold']}, rules as features: {gr['rules']}, "
+                      f"{gr['oof'][gate_chosen]} (the other choices: "
+                      f"{ {k: v for k, v in gr['oof'].items() if k != gate_chosen} })")
         if gr.get("floor"):
             console.print(f"  relevance floor for personal queries: {gr['floor']['min_similarity']} "
                           f"(expected memories back by floor: {gr['floor']['expected_back_by_floor']})")

@@ -669,7 +669,7 @@ class Memory:
         return hits
 
     def _gate(self, query: str, vector: Any) -> dict[str, Any]:
-        """The query model's verdict: is anything personal asked? (~0.1 ms: one dot product over
+        """The query model's verdict: is anything personal asked? (~0.1-0.2 ms: a small network over
         the query's embedding, which recall computes anyway, and its hashed n-grams)."""
         v = self.judge.query(query, vector)
         threshold = float(self.judge.gate.meta["threshold"])

@@ -19,6 +19,7 @@ import json
 import random
 import re
 from collections import defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -152,9 +153,10 @@ class Corpus:
         return self.train if which == "train" else self.heldout
 
 
-def load(name: str, data: Path = DATA, split_path: Path | None = None) -> Corpus:
+def load(name: str, data: Path = DATA, split_path: Path | None = None,
+         rounds: Collection[int] | None = None) -> Corpus:
     """One set, divided by the frozen split (a missing split file is an error: never train
-    without one)."""
+    without one); only the rows of ``rounds`` when given."""
     if name not in SETS:
         raise ValueError(f"unknown set {name!r}; known: {', '.join(SETS)}")
     path = split_path or data / "split.json"
@@ -162,5 +164,5 @@ def load(name: str, data: Path = DATA, split_path: Path | None = None) -> Corpus
         raise FileNotFoundError(f"{path} is missing: make and commit the split first "
                                 "(agent-memory train judge --split)")
     held = set(json.loads(path.read_text(encoding="utf-8"))["heldout"][name])
-    rows = read_set(name, data)
+    rows = read_set(name, data, set(rounds) if rounds is not None else None)
     return Corpus([r for r in rows if _key(name, r) not in held], [r for r in rows if _key(name, r) in held])

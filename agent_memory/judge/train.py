@@ -39,7 +39,13 @@ from agent_memory.judge.thresholds import band, highest_threshold
 _SAID_AT = datetime(2026, 3, 2, 10, tzinfo=UTC)
 KEEP_TARGET = 0.96
 FALSE_CHANGE = 0.03
-PERSONAL_TARGET = 0.97
+PERSONAL_TARGET = 0.96
+PAIR_ROUNDS = (1, 2, 3)
+"""The writing rounds whose pairs train the change model (and add statements to the trigger's
+keep side). Rounds 4 and 5 were written to be hard: trained on, they brought the false-supersede
+rate back under 0.05 on the held-out pairs but found a third fewer changes (README, "Rounds 4 and
+5"), so the shipped models are those of rounds 1-3 and ``--pair-rounds 1,2,3,4,5`` trains the
+others. Their held-out rows are always evaluated."""
 Progress = Callable[[str, int], None]
 
 
@@ -62,12 +68,12 @@ def _text_matrix(texts: Sequence[str], vectors: Sequence[Array | None], rules: b
     return np.vstack([feature_row(t, v, rules) for t, v in zip(texts, vectors, strict=True)])
 
 
-def statements(data: Path = corpus.DATA) -> list[str]:
+def statements(data: Path = corpus.DATA, pair_rounds: Sequence[int] = PAIR_ROUNDS) -> list[str]:
     """Plain statements a user made about themselves: the training split's pair statements and
     profile memories, all worth keeping. The turns are messy chat; without these the trigger
     learned that a short clean "I work at Acme." looks like "ok thanks" (the rules' own labelled
     set, another writer's: 84 % of its worth-keeping turns kept without them, 99 % with)."""
-    pairs = corpus.load("pairs", data).train
+    pairs = corpus.load("pairs", data, rounds=pair_rounds).train
     profiles = corpus.load("profiles", data).train
     return list(dict.fromkeys([*(r["existing"] for r in pairs), *(r["new"] for r in pairs),
                                *(m["text"] for p in profiles for m in p["memories"])]))
@@ -236,28 +242,50 @@ def locomo_questions(path: Path, conversations: range = range(3)) -> list[str]:
     return [q["question"] for i in conversations for q in data[i]["qa"]]
 
 
+def _oof(x: Array, y: Array, classes: tuple[str, ...], fitter: Callable[..., Classifier]) -> Array:
+    """:func:`linear.out_of_fold`'s folds, for any model."""
+    if fitter is fit:
+        return out_of_fold(x, y, classes)
+    fold_of = np.random.default_rng(7).permutation(len(y)) % 5
+    out = np.zeros((len(y), len(classes)), dtype=np.float32)
+    for k in range(5):
+        test, train = np.flatnonzero(fold_of == k), np.flatnonzero(fold_of != k)
+        out[test] = fitter(x[train], y[train], classes).proba(x[test])
+    return out
+
+
 def train_gate(rows: list[dict[str, Any]], embedder: Embedder | None, extra_personal: Sequence[str]
                ) -> tuple[Trained, dict[str, float]]:
     """The query model, and its out-of-fold P(personal) per training query id (what the answer
-    model is fitted on: the query model's view of a question it did not see)."""
+    model is fitted on: the query model's view of a question it did not see).
+
+    Like the trigger, the linear model and the hidden layer are both measured out of fold, at the
+    threshold that passes ``PERSONAL_TARGET`` of the personal queries in each language, and the
+    hidden layer is kept only where it gates more general ones. "I'm curious how vaccines work" is
+    general and "when is the dentist appointment?" personal: the first person and the topic decide
+    together, which a sum of features cannot say."""
     texts = [r["query"] for r in rows] + list(extra_personal)
     y = np.array([1 if r["label"] == "personal" else 0 for r in rows] + [1] * len(extra_personal))
     langs = np.array([r["lang"] for r in rows] + ["en"] * len(extra_personal))
     vectors = _vectors(embedder, texts)
-    results = {}
-    for rules in (False, True):
-        x = _text_matrix(texts, vectors, rules)
-        p = out_of_fold(x, y, ("general", "personal"))[:, 1]
+    fitters: dict[str, Callable[..., Classifier]] = {"linear": fit, "hidden": fit_hidden}
+
+    def measure(x: Array, model: str) -> tuple[Array, Array, float, dict[str, Any]]:
+        p = _oof(x, y, ("general", "personal"), fitters[model])[:, 1]
         t = highest_threshold(p, y == 1, langs, PERSONAL_TARGET)
-        results[rules] = (x, p, t, {"threshold": t, "personal_kept_oof": round(float((p[y == 1] >= t).mean()), 3),
-                                    "general_gated_oof": round(float((p[y == 0] < t).mean()), 3)})
-    rules = results[True][3]["general_gated_oof"] > results[False][3]["general_gated_oof"]
-    x, p, t, _ = results[rules]
-    meta = {"threshold": t, "band": band(p, (p >= t) != (y == 1), t), "rules": rules,
+        return x, p, t, {"threshold": t, "personal_kept_oof": round(float((p[y == 1] >= t).mean()), 3),
+                         "general_gated_oof": round(float((p[y == 0] < t).mean()), 3)}
+
+    results = {("linear", rules): measure(_text_matrix(texts, vectors, rules), "linear") for rules in (False, True)}
+    rules = results[("linear", True)][3]["general_gated_oof"] > results[("linear", False)][3]["general_gated_oof"]
+    results[("hidden", rules)] = measure(results[("linear", rules)][0], "hidden")
+    model = max(("linear", "hidden"), key=lambda m: (results[(m, rules)][3]["general_gated_oof"], m == "linear"))
+    x, p, t, _ = results[(model, rules)]
+    meta = {"threshold": t, "band": band(p, (p >= t) != (y == 1), t), "rules": rules, "model": model,
             "personal_target": PERSONAL_TARGET, "locomo_questions": len(extra_personal),
-            "oof": {"with_rules": results[True][3], "without_rules": results[False][3]}}
+            "oof": {f"{m}{'_with_rules' if r else ''}": v[3] for (m, r), v in results.items()}}
     oof = {str(r["id"]): float(v) for r, v in zip(rows, p[:len(rows)], strict=True)}
-    return Trained(fit(x, y, ("general", "personal"), meta=meta), meta), oof
+    return Trained(fitters[model](x, y, ("general", "personal"), meta=meta), meta), oof
 
 
 FLOORS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25)
@@ -327,7 +355,8 @@ def calibrate_floor(embedder: Embedder, models: dict[str, Classifier], personal_
 
 
 def train_all(embedder: Embedder | None, provider: str, out: Path = WEIGHTS, locomo: Path | None = None,
-              on_progress: Progress | None = None, data: Path = corpus.DATA) -> dict[str, Any]:
+              on_progress: Progress | None = None, data: Path = corpus.DATA,
+              pair_rounds: Sequence[int] = PAIR_ROUNDS) -> dict[str, Any]:
     """Train the four models for ``provider`` (``lexical`` = no embedding) and write them."""
     def step(name: str) -> None:
         if on_progress:
@@ -335,11 +364,12 @@ def train_all(embedder: Embedder | None, provider: str, out: Path = WEIGHTS, loc
 
     turns = corpus.load("turns", data).train
     langs = np.array([r["lang"] for r in turns])
-    extra = statements(data)
+    extra = statements(data, pair_rounds)
     trigger, types = train_trigger(turns, _vectors(embedder, [r["text"] for r in turns]), langs, extra,
                                    _vectors(embedder, extra), embedder)
     step("trigger")
-    pair = train_pair(corpus.load("pairs", data).train, embedder)
+    pairs = corpus.load("pairs", data, rounds=pair_rounds).train
+    pair = train_pair(pairs, embedder)
     step("pair")
     queries = corpus.load("queries", data).train
     gate, personal_oof = train_gate(queries, embedder, locomo_questions(locomo) if locomo else [])
@@ -356,8 +386,10 @@ def train_all(embedder: Embedder | None, provider: str, out: Path = WEIGHTS, loc
         step("floor")
     for model_name, trained in (("trigger", trigger), ("types", types), ("pair", pair), ("gate", gate)):
         trained.model.meta["provider"] = name
+        if model_name == "pair":
+            trained.model.meta["rounds"] = list(pair_rounds)
         trained.model.meta["train_rows"] = {"trigger": len(turns), "types": int(sum(r["keep"] for r in turns)),
-                                            "pair": len(corpus.load("pairs", data).train),
+                                            "pair": len(pairs),
                                             "gate": len(queries)}[model_name]
         trained.model.save(weights_path(model_name, name, out))
     return {"provider": name, "trigger": trigger.report, "types": types.report, "pair": pair.report,

