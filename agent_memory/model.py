@@ -340,6 +340,9 @@ class RecallResult(list[RecallHit]):
         """The self-contained query actually searched, when ``conversation`` changed it."""
         self.timings_ms: dict[str, float] = {}
         """Where the time went: embed, gate, search (index + BM25 + fusion), rank, fetch (originals), log."""
+        self.cpu_ms: dict[str, float] = {}
+        """The recalling thread's CPU time in the same phases (log excepted): a phase whose wall time
+        is far above it waited, for a server or for a core another process held."""
         self.gate: dict[str, Any] | None = None
         """The recall gate's decision: ``personal`` (P(the query is about this user)), ``threshold``,
         ``decision`` (``answer`` or ``nothing``) and ``reason``; None when the gate was off."""

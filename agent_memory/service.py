@@ -546,6 +546,7 @@ class Memory:
 
     def _recall_once(self, req: RecallRequest, rehydrated: int) -> tuple[RecallResult, dict[str, Any] | None]:
         t0 = time.perf_counter()
+        c0 = time.thread_time()
         s = self.settings
         top_k = req.top_k or s.top_k
         min_score = req.min_score if req.min_score is not None else (
@@ -558,11 +559,13 @@ class Memory:
         query = self.llm.rewrite(req.query, req.conversation) if req.conversation else req.query
         vector = self.embedder.embed_query(query)
         t_embed = time.perf_counter()
+        c_embed = time.thread_time()
         gate = self._gate(query, vector) if (s.recall_gate if req.gate is None else req.gate) else None
         if (gate is not None and gate["decision"] == "answer" and not gate.get("keywords") and req.min_score is None
                 and s.min_score is None and self.judge.min_similarity is not None):
             min_score = self.judge.min_similarity  # the floor calibrated with the gate for personal queries
         t_gate = time.perf_counter()
+        c_gate = time.thread_time()
         limit = max(s.candidate_limit, top_k)
         strong = req.consistency == "strong"
         windows = time_windows(query, now) if s.time_boost else []
@@ -590,6 +593,7 @@ class Memory:
             candidates = carry_versions(dense_candidates(
                 self.index.search(vector, search_flt, limit=limit, strong=strong), params))
         t_search = time.perf_counter()
+        c_search = time.thread_time()
         if gate is not None and not gate.get("keywords"):
             look = self._second_look if s.recall_gate_second_look else self._override
             gate = look(gate, candidates)
@@ -597,9 +601,11 @@ class Memory:
         if gate is not None and gate["decision"] == "nothing":
             ranked = [Ranked(r.hit, r.parts, False, "general_query") for r in ranked]
         t_rank = time.perf_counter()
+        c_rank = time.thread_time()
         chosen = [r for r in ranked if r.chosen]
         hits = self._hits(chosen, req, now)
         t_fetch = time.perf_counter()
+        c_fetch = time.thread_time()
         recall_id = new_memory_id()
         result = RecallResult(hits, build_context(hits, s.context_max_chars), recall_id, req.query, rehydrated)
         result.rewritten_query = query if query != req.query else None
@@ -607,6 +613,9 @@ class Memory:
         result.timings_ms = {"embed": (t_embed - t0) * 1e3, "gate": (t_gate - t_embed) * 1e3,
                              "search": (t_search - t_gate) * 1e3,
                              "rank": (t_rank - t_search) * 1e3, "fetch": (t_fetch - t_rank) * 1e3}
+        result.cpu_ms = {"embed": (c_embed - c0) * 1e3, "gate": (c_gate - c_embed) * 1e3,
+                         "search": (c_search - c_gate) * 1e3, "rank": (c_rank - c_search) * 1e3,
+                         "fetch": (c_fetch - c_rank) * 1e3}
         entry: dict[str, Any] | None = None
         if req.log and s.recall_log:
             entry = {
@@ -618,6 +627,7 @@ class Memory:
                                  for w in windows],
                 "model": self.embedder.info.model_dump(), "hybrid": lexical_used, "gate": gate,
                 "timings_ms": dict(result.timings_ms),
+                "cpu_ms": {k: round(v, 3) for k, v in result.cpu_ms.items()},
                 "candidates": [{"memory_id": r.hit.record.id, "summary": r.hit.record.summary,
                                 **r.parts.model_dump(), "chosen": r.chosen, "reason": r.reason}
                                for r in ranked],

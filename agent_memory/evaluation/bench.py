@@ -161,6 +161,19 @@ def _tail_cpu(walls_ms: list[float], spans: list[dict[str, float]]) -> dict[str,
             "wall_ms_from": round(cut, 2)}
 
 
+def _phase_tail(walls_ms: list[float], per_recall: list[tuple[dict[str, float], dict[str, float]]]
+                ) -> dict[str, dict[str, float]]:
+    """Per phase, mean wall time and the recalling thread's CPU time over the slowest 5 % of
+    recalls: a phase whose wall is far above its CPU was waiting (on a server, or for a core)."""
+    if not per_recall:
+        return {}
+    cut = sorted(walls_ms)[int(0.95 * len(walls_ms))]
+    slow = [pr for w, pr in zip(walls_ms, per_recall, strict=True) if w >= cut]
+    return {phase: {"wall_ms": round(statistics.fmean(t.get(phase, 0.0) for t, _ in slow), 2),
+                    "cpu_ms": round(statistics.fmean(c.get(phase, 0.0) for _, c in slow), 2)}
+            for phase in slow[0][1]}
+
+
 def _settle(servers: dict[int, str], busy_below: float = 0.1, window_s: float = 1.0, windows: int = 3,
             timeout_s: float = 300.0) -> dict[str, Any]:
     """Wait until the servers the bench started (the Milvus server, the S3 server) use less than
@@ -304,6 +317,7 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
     cpu_ms: list[float] = []
     servers = _descendants()
     spans: list[dict[str, float]] = []  # CPU ms by process during each 1-caller recall
+    per_recall: list[tuple[dict[str, float], dict[str, float]]] = []  # (wall, CPU) by phase, 1 caller
 
     def one(uq: tuple[str, str], track: bool = False) -> float:
         before = _cpu_snapshot(servers) if track else {}
@@ -318,6 +332,8 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
             spans.append(span)
         for phase, ms in result.timings_ms.items():
             phases.setdefault(phase, []).append(ms)
+        if track:
+            per_recall.append((dict(result.timings_ms), dict(result.cpu_ms)))
         tick("recall")
         return elapsed
 
@@ -361,6 +377,9 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
         "ingest_worker_judged_memories_per_s": round(judged_rate, 1),
         "remember_api_stage_ms": _pcts(stage_ms),
         "recall_ms_c1": _pcts(c1), "recall_ms_c8": _pcts(c8), "recall_phases_ms_c1": c1_phases,
+        "recall_phase_cpu_ms_c1": {phase: _pcts([c[phase] for _, c in per_recall]) for phase in
+                                   (per_recall[0][1] if per_recall else {})},
+        "recall_phases_slowest_5pct_c1": _phase_tail(c1, per_recall),
         "recall_cpu_ms_c1": c1_cpu, "recall_cpu_ms_by_process_c1": _tail_cpu(c1, spans), "gc_during_recall_c1": pauses,
         "recall_throughput_c8_per_s": round(len(c8) / (sum(c8) / 1000 / 8), 1),
         "index_search_ms": _pcts(search_ms), "servers_settled_before_recall": settled,

@@ -76,6 +76,12 @@ def test_bench_runs_and_reports(tmp_path: Path) -> None:
     assert all(h["model_s"] > 0 for h in result["handlers_cold_start"].values())
     assert result["ingest_batch_size"] == settings.ingest_batch_size
     assert result["ingest_worker_memories_per_s"] > 0 and result["ingest_without_store_reads_memories_per_s"] > 0
+    # where a slow recall's time went: each phase's wall time beside the recalling thread's CPU
+    phases = {"embed", "gate", "search", "rank", "fetch"}
+    assert set(result["recall_phase_cpu_ms_c1"]) == phases
+    tail = result["recall_phases_slowest_5pct_c1"]
+    assert set(tail) == phases and tail["embed"]["cpu_ms"] > 0
+    assert all(0 <= v["cpu_ms"] <= v["wall_ms"] + 0.05 for v in tail.values()), tail
     bench.plot(result, tmp_path / "bench.png")
     assert (tmp_path / "bench.png").stat().st_size > 1000
 
