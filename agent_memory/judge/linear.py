@@ -9,6 +9,7 @@ would be a 40 MB dependency for ten lines. Training is deterministic (zero init,
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -140,10 +141,13 @@ def fit(x: npt.ArrayLike, y: npt.ArrayLike, classes: tuple[str, ...], *, l2: flo
 
 
 def out_of_fold(x: npt.ArrayLike, y: npt.ArrayLike, classes: tuple[str, ...], folds: int = 5, seed: int = 7,
-                groups: npt.ArrayLike | None = None, **kwargs: Any) -> Array:
+                groups: npt.ArrayLike | None = None, fitter: Callable[..., Any] | None = None,
+                **kwargs: Any) -> Array:
     """Probabilities for every training row from a model that did not see it (k-fold): what
     thresholds are chosen on, so they are not fitted to rows the model memorised. Rows of one
-    ``group`` (an augmented copy and its source) share a fold."""
+    ``group`` (an augmented copy and its source) share a fold. ``fitter`` (default :func:`fit`)
+    lets another model (the hidden layer) be measured on the same folds."""
+    fit_one = fitter or fit
     xa = np.asarray(x, dtype=np.float32)
     ya = np.asarray(y, dtype=np.int64)
     g = np.arange(len(ya)) if groups is None else np.unique(np.asarray(groups), return_inverse=True)[1]
@@ -152,5 +156,5 @@ def out_of_fold(x: npt.ArrayLike, y: npt.ArrayLike, classes: tuple[str, ...], fo
     for k in range(folds):
         test = np.flatnonzero(fold_of[g] == k)
         train = np.flatnonzero(fold_of[g] != k)
-        out[test] = fit(xa[train], ya[train], classes, **kwargs).proba(xa[test])
+        out[test] = fit_one(xa[train], ya[train], classes, **kwargs).proba(xa[test])
     return out

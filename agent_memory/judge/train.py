@@ -246,18 +246,6 @@ def locomo_questions(path: Path, conversations: range = range(3)) -> list[str]:
     return [q["question"] for i in conversations for q in data[i]["qa"]]
 
 
-def _oof(x: Array, y: Array, classes: tuple[str, ...], fitter: Callable[..., Classifier]) -> Array:
-    """:func:`linear.out_of_fold`'s folds, for any model."""
-    if fitter is fit:
-        return out_of_fold(x, y, classes)
-    fold_of = np.random.default_rng(7).permutation(len(y)) % 5
-    out = np.zeros((len(y), len(classes)), dtype=np.float32)
-    for k in range(5):
-        test, train = np.flatnonzero(fold_of == k), np.flatnonzero(fold_of != k)
-        out[test] = fitter(x[train], y[train], classes).proba(x[test])
-    return out
-
-
 def train_gate(rows: list[dict[str, Any]], embedder: Embedder | None, extra_personal: Sequence[str]
                ) -> tuple[Trained, dict[str, float]]:
     """The query model, and its out-of-fold P(personal) per training query id (what the answer
@@ -275,7 +263,7 @@ def train_gate(rows: list[dict[str, Any]], embedder: Embedder | None, extra_pers
     fitters: dict[str, Callable[..., Classifier]] = {"linear": fit, "hidden": fit_hidden}
 
     def measure(x: Array, model: str) -> tuple[Array, Array, float, dict[str, Any]]:
-        p = _oof(x, y, ("general", "personal"), fitters[model])[:, 1]
+        p = out_of_fold(x, y, ("general", "personal"), fitter=fitters[model])[:, 1]
         t = highest_threshold(p, y == 1, langs, PERSONAL_TARGET)
         return x, p, t, {"threshold": t, "personal_kept_oof": round(float((p[y == 1] >= t).mean()), 3),
                          "general_gated_oof": round(float((p[y == 0] < t).mean()), 3)}
