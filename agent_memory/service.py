@@ -43,7 +43,7 @@ from agent_memory.index.base import SearchHit
 from agent_memory.judge import Judge, load_judge
 from agent_memory.judge.answer import MAX_CHARS as ANSWER_MAX_CHARS
 from agent_memory.judge.models import ChangeVerdict, TurnVerdict
-from agent_memory.lexical import bm25_scores, normalized
+from agent_memory.lexical import bm25_scores, doc_tokens, normalized
 from agent_memory.llm import LLM
 from agent_memory.model import (
     IndexRecord,
@@ -582,8 +582,11 @@ class Memory:
             found = self.index.search(vector, search_flt, limit=s.lexical_max_docs, strong=strong)
             if len(found) < s.lexical_max_docs:
                 corpus = [h.record for h in found]
-                lexical = 0.5 * normalized(bm25_scores(query, [r.summary for r in corpus])) + 0.5 * normalized(
-                    bm25_scores(query, [f"{r.context or ''} {r.summary}" for r in corpus]))
+                # BM25 over the summary, and over the context with it (the tokens of
+                # f"{context} {summary}", joined from the cached tokens of each: lexical.doc_tokens)
+                said = [doc_tokens(r.summary) for r in corpus]
+                heard = [doc_tokens(r.context) + t if r.context else t for r, t in zip(corpus, said, strict=True)]
+                lexical = 0.5 * normalized(bm25_scores(query, said)) + 0.5 * normalized(bm25_scores(query, heard))
                 candidates = carry_versions(fuse(found, corpus, normalized(lexical).tolist(), params,
                                                  limit=len(corpus)))[:limit]
                 lexical_used = True

@@ -3,7 +3,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from agent_memory.index.base import SearchHit
-from agent_memory.lexical import bm25_scores, normalized, tokenize
+from agent_memory.lexical import _stem, bm25_scores, doc_tokens, normalized, tokenize
 from agent_memory.model import IndexRecord
 from agent_memory.ranking import RankingParams, fuse, rank
 
@@ -70,3 +70,52 @@ def test_strong_lexical_match_passes_min_score() -> None:
     p_no_lex = RankingParams(min_score=0.3, lexical_min=1.1)
     ranked = {r.hit.record.id: r for r in rank(fuse(dense, corpus, [1.0, 0.0], p_no_lex, 10), NOW, p_no_lex, 5)}
     assert ranked["lex"].reason == "below_min_score"
+
+
+@pytest.mark.parametrize("context, summary", [
+    ("Caroline: I went to the support group", "Melanie: that's great, 2023 was hard"),
+    ("我对花生过敏", "点餐的时候要注意"), ("mixed 中文 text", "花生 allergy #123"), ("", "only the summary"),
+    ("ends with CJK 花生", "生过敏 starts with CJK"), ("punctuation...", "...on both sides!"),
+])
+def test_joined_tokens_equal_the_tokens_of_the_joined_text(context: str, summary: str) -> None:
+    # recall joins a memory's cached context and summary tokens instead of tokenizing the joined text
+    joined = doc_tokens(context) + doc_tokens(summary)
+    assert list(joined) == tokenize(f"{context} {summary}")
+    docs = [f"{context} {summary}", "an unrelated memory about 花生"]
+    assert bm25_scores("support group 花生 2023", [joined, doc_tokens(docs[1])]) == pytest.approx(
+        bm25_scores("support group 花生 2023", docs))
+
+
+def test_numbers_are_their_own_stems() -> None:
+    assert tokenize("rent 1200 due on 15") == ["rent", "1200", "due", "15"]
+    assert _stem("1200") == "1200"
+
+
+def _bm25_reference(query: str, docs: list[str], k1: float = 0.9, b: float = 0.4) -> list[float]:
+    """Okapi BM25 written out term by term, as the textbook has it."""
+    import math
+
+    q = set(tokenize(query))
+    toks = [tokenize(d) for d in docs]
+    avg = sum(map(len, toks)) / len(toks) or 1.0
+    out = []
+    for t in toks:
+        score = 0.0
+        for term in q:
+            tf, df = t.count(term), sum(term in u for u in toks)
+            if tf:
+                idf = math.log(1 + (len(docs) - df + 0.5) / (df + 0.5))
+                score += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len(t) / avg))
+        out.append(score)
+    return out
+
+
+def test_bm25_equals_the_textbook_formula_on_random_documents() -> None:
+    import random
+
+    rng = random.Random(3)
+    words = ["coffee", "black", "peanuts", "allergy", "Lisbon", "moved", "sister", "花生", "过敏", "咖啡", "2023", ""]
+    for _ in range(30):
+        docs = [" ".join(rng.choices(words, k=rng.randrange(0, 12))) for _ in range(rng.randrange(1, 15))]
+        query = " ".join(rng.choices(words, k=rng.randrange(1, 5)))
+        assert bm25_scores(query, docs).tolist() == pytest.approx(_bm25_reference(query, docs), rel=1e-12, abs=1e-12)
