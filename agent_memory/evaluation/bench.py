@@ -40,6 +40,7 @@ from typing import Any
 from agent_memory.config import Settings
 from agent_memory.evaluation.synthetic import memories, questions
 from agent_memory.filters import MemoryFilter
+from agent_memory.lexical import doc_tokens
 
 Progress = Callable[[str, int], None]
 
@@ -235,7 +236,8 @@ def handler_cold_start(settings_env: dict[str, str], handler: str = "api") -> di
 
 
 def run(n: int, users: int, settings: Settings, on_progress: Progress | None = None,
-        recall_queries: int = 400, label: str = "", peers: Sequence[str] = ()) -> dict[str, Any]:
+        recall_queries: int = 400, label: str = "", peers: Sequence[str] = (),
+        compact: bool = True, compaction_timeout_s: float = 600.0) -> dict[str, Any]:
     """Our figures; each of ``peers`` then loads the same memories and answers the same queries
     (``peers.bench_columns``), under ``peers`` in the result with ratios to ours."""
     from agent_memory.service import Memory
@@ -338,7 +340,20 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
         return elapsed
 
     m.index.wait_indexed()  # the ingest probe's rows too
-    settled = _settle(servers) if servers else {}
+    # The same recalls timed twice, in this one run: first as the bench always has (once the index
+    # is built and the servers look quiet for 3 s), while a Milvus server may still be merging the
+    # load's segments and re-indexing them; then after a compaction asked for and waited out
+    # (``VectorIndex.compact``), the state a deployment's index is in long after such a load. The
+    # headline figures are the second; on embedded engines compact() returns at once.
+    settled_before = _settle(servers) if servers else {}
+    before = [one(uq) for uq in qs]
+    phases.clear()
+    cpu_ms.clear()
+    doc_tokens.cache_clear()  # the second pass meets each user's memories as new, as the first did
+    # a plan the server cannot run is only ended by its own timeout (dataCoord.compaction.timeout,
+    # 180 s: a 150-row collection waited exactly that once), hence a bound of our own too
+    compaction_s = m.index.compact(compaction_timeout_s) if compact else 0.0
+    settled = _settle(servers) if servers and compact else settled_before
     with _gc_pauses() as pauses:
         c1 = [one(uq, track=True) for uq in qs]
     c1_phases = {phase: _pcts(v) for phase, v in phases.items()}
@@ -376,6 +391,9 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
         "ingest_without_store_reads_memories_per_s": round(index_only_rate, 1),
         "ingest_worker_judged_memories_per_s": round(judged_rate, 1),
         "remember_api_stage_ms": _pcts(stage_ms),
+        "recall_ms_c1_before_compaction": _pcts(before), "servers_settled_before_compaction": settled_before,
+        "compaction_wait_s": round(compaction_s, 1), "compaction_timed_out": compaction_s >= compaction_timeout_s,
+        "compacted": compact,
         "recall_ms_c1": _pcts(c1), "recall_ms_c8": _pcts(c8), "recall_phases_ms_c1": c1_phases,
         "recall_phase_cpu_ms_c1": {phase: _pcts([c[phase] for _, c in per_recall]) for phase in
                                    (per_recall[0][1] if per_recall else {})},

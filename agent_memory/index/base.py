@@ -135,5 +135,16 @@ class VectorIndex(ABC):
         not a server still building its index. Immediate where indexing is synchronous."""
         return 0.0
 
+    def compact(self, timeout_s: float = 900.0) -> float:
+        """Ask the engine to merge its small segments and index the merged ones now, and block until
+        it has; returns the seconds waited. Immediate where the engine has no such background work.
+
+        Why a bench calls it: after a bulk load and a few small writes a Milvus server compacts
+        and rebuilds HNSW for a minute or more, on the cores the timed recalls run on (27-48 ms of
+        server CPU per search in that window against 8-11 ms after it, at 100k rows). A deployment
+        reaches the compacted state long before such a load is queried; a bench timing recalls
+        inside the window measures the compaction, not the search."""
+        return 0.0
+
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections."""

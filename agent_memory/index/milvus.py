@@ -170,6 +170,24 @@ class MilvusIndex(VectorIndex):
             time.sleep(1.0)
         return time.monotonic() - t0
 
+    def compact(self, timeout_s: float = 900.0) -> float:
+        """A server only (Lite has no background compaction): a manual compaction, polled until
+        the server reports it completed or ``timeout_s`` passes (a plan the server cannot run ends
+        only at its own compaction timeout, 180 s by default), then :meth:`wait_indexed` for the
+        merged segments' index."""
+        if not self.is_server:
+            return 0.0
+        t0 = time.monotonic()
+        # segments still being flushed when the plan is made can leave it waiting for the timeout
+        self.wait_indexed(timeout_s)
+        job = self._call(self.client.compact, self.collection)
+        while time.monotonic() - t0 < timeout_s:
+            if self._call(self.client.get_compaction_state, job) == "Completed":
+                break
+            time.sleep(1.0)
+        self.wait_indexed(max(1.0, timeout_s - (time.monotonic() - t0)))
+        return time.monotonic() - t0
+
     def set_state(self, memory_id: str, is_active: bool, deleted_at: datetime | None) -> None:
         """Read the row, then delete + insert it changed (no working upsert on 2.3.5). Serialized per
         row within the process, so two threads never see the row between the delete and the insert."""

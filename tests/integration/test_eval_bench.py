@@ -69,6 +69,9 @@ def test_bench_runs_and_reports(tmp_path: Path) -> None:
     settings = bench.temp_settings(Settings(), None, "file", None, None)
     result = bench.run(200, 5, settings, recall_queries=20, label="tiny")
     assert result["memories"] == 200 and result["bulk_load_memories_per_s"] > 0
+    # the same recalls timed before and after the compaction step (at once on an embedded index)
+    assert result["compacted"] and result["compaction_wait_s"] == 0 and not result["compaction_timed_out"]
+    assert result["recall_ms_c1_before_compaction"]["n"] == result["recall_ms_c1"]["n"] == 20
     for key in ("recall_ms_c1", "recall_ms_c8", "index_search_ms", "remember_api_stage_ms"):
         assert 0 < result[key]["p50"] <= result[key]["p95"] <= result[key]["p99"]
     assert result["handler_init_s"] > 0 and result["rss_peak_mb"] > 0
@@ -89,8 +92,12 @@ def test_bench_runs_and_reports(tmp_path: Path) -> None:
 @pytest.mark.milvus_server
 def test_bench_on_a_milvus_server_measures_after_its_index_is_built(milvus_server: str) -> None:
     settings = bench.temp_settings(Settings(), milvus_server, "file", None, None)
-    result = bench.run(150, 4, settings, recall_queries=10, label="tiny-server")
+    # without the compaction step: a small collection's compaction and the server's quiet after it
+    # took 20-180 s here (test_wait_indexed_... covers compact() on the server)
+    result = bench.run(150, 4, settings, recall_queries=10, label="tiny-server", compact=False)
     assert result["index"] == "milvus-server" and result["index_build_wait_s"] >= 0
+    assert result["compacted"] is False and result["compaction_wait_s"] == 0
+    assert result["recall_ms_c1_before_compaction"]["n"] == result["recall_ms_c1"]["n"] == 10
     assert set(result["recall_phases_ms_c1"]) == {"embed", "gate", "search", "rank", "fetch", "log"}
     assert result["ingest_worker_judged_memories_per_s"] > 0
     cold = result["handler_cold_start"]
@@ -105,6 +112,7 @@ def test_wait_indexed_returns_when_the_server_has_indexed_every_row(milvus_serve
     import numpy as np
 
     from agent_memory.embed.hashing import HashingEmbedder
+    from agent_memory.filters import MemoryFilter
     from agent_memory.index.milvus import MilvusIndex
     from agent_memory.model import IndexRecord, utcnow
 
@@ -120,8 +128,30 @@ def test_wait_indexed_returns_when_the_server_has_indexed_every_row(milvus_serve
         info = index.client.describe_index(index.collection, "embedding")
         assert info["pending_index_rows"] == 0 and info["indexed_rows"] == info["total_rows"] == 300
         assert index.count() == 300
+        # deletes and small writes leave segments to merge: compact() returns within its bound
+        # (the server may keep a plan until its own 180 s timeout) and every live row is still
+        # there, indexed and searchable
+        index.delete([r.id for r in records[:50]])
+        more = [r.model_copy(update={"id": uuid.uuid4().hex, "summary": f"n{i}"}) for i, r in enumerate(records[:40])]
+        index.write(more, np.asarray(embedder.embed_documents([r.summary for r in more])))
+        index.flush()
+        assert 0 <= index.compact(timeout_s=30) < 90
+        index.wait_indexed(timeout_s=120)  # a compaction ending at the bound may still be indexing
+        info = index.client.describe_index(index.collection, "embedding")
+        assert info["pending_index_rows"] == 0 and index.count() == 290
+        vector = np.asarray(embedder.embed_documents(["n3"]))[0]
+        hits = index.search(vector, MemoryFilter(user_id="u"), limit=5, strong=True)
+        assert hits[0].record.id == more[3].id
     finally:
         index.drop()
+
+
+def test_compact_returns_at_once_on_an_embedded_index(tmp_path: Path) -> None:
+    from agent_memory.index.milvus import MilvusIndex
+
+    index = MilvusIndex(str(tmp_path / "lite.db"), "c")
+    assert index.compact() == 0.0
+    index.close()
 
 
 def test_bench_command_against_seaweedfs_as_the_s3_server(tmp_path: Path) -> None:
