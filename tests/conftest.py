@@ -11,6 +11,7 @@ import boto3
 import pytest
 
 from agent_memory.embed.base import Embedder
+from agent_memory.local.milvus_server import LoopbackMilvus
 from agent_memory.local.processes import ServerProcess, start_moto
 
 
@@ -41,13 +42,21 @@ def make_bucket(endpoint: str, name: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def milvus_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def milvus_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LoopbackMilvus]:
     """A real Milvus 2.3.5 server confined to loopback (see agent_memory.local.milvus_server)."""
-    from agent_memory.local.milvus_server import LoopbackMilvus
-
     server = LoopbackMilvus(Path(tmp_path_factory.mktemp("milvus"))).start()
-    yield server.uri
+    yield server
     server.stop()
+
+
+@pytest.fixture
+def milvus_server(milvus_process: LoopbackMilvus) -> str:
+    """The session's Milvus server, answering: a machine stalled for longer than the server's
+    etcd leases (47 s once in CI) leaves it "service not ready ... Abnormal" for good, so it is
+    restarted, on the same port and data, before the next test that needs it."""
+    if not milvus_process.healthy():
+        milvus_process.restart()
+    return milvus_process.uri
 
 
 HELIX_API_KEY = "test-helix-key"

@@ -102,10 +102,12 @@ class MilvusIndex(VectorIndex):
         index_params = self.client.prepare_index_params()
         index_params.add_index(field_name="embedding", index_type="HNSW", metric_type="IP",
                                params={"M": 16, "efConstruction": 256})
+        # the model pin goes in with the collection: a Milvus 2.3.5 server forgets properties set
+        # afterwards (alter_collection_properties) when it restarts, and the collection would then
+        # look as if it had been built with no model at all
         self.client.create_collection(self.collection, schema=schema, index_params=index_params,
-                                      consistency_level=self.consistency_level)
-        self.client.alter_collection_properties(self.collection,
-                                                properties={META_PROPERTY: json.dumps(pin)})
+                                      consistency_level=self.consistency_level,
+                                      properties={META_PROPERTY: json.dumps(pin)})
         self._dim = embedding.dim
 
     # -- writes ---------------------------------------------------------------

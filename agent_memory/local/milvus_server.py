@@ -46,6 +46,43 @@ class LoopbackMilvus(NamespacedServer):
     def uri(self) -> str:
         return self.url
 
+    def healthy(self, timeout_s: float = 30.0) -> bool:
+        """Whether the server answers a call. A machine that stops for longer than the server's
+        etcd leases (CI once stalled 47 s: Milvus logged "clock offset is huge ... jet-lag=47s")
+        leaves it running but answering "service not ready ... Abnormal" from then on."""
+        if self.proc is None or self.proc.poll() is not None or self.relay is None:
+            return False
+        from pymilvus import MilvusClient
+
+        try:
+            client = MilvusClient(uri=self.uri, timeout=timeout_s)
+            try:
+                client.list_collections(timeout=timeout_s)
+            finally:
+                client.close()
+        except Exception:  # any failure to answer is "not healthy"; the caller restarts
+            return False
+        return True
+
+    def start(self, timeout_s: float = 180.0) -> LoopbackMilvus:
+        """Ready means answering calls: a restarted server takes a few seconds more (8 s here)
+        to recover its collections after its port opens."""
+        deadline = time.monotonic() + timeout_s
+        super().start(timeout_s)
+        while not self.healthy(timeout_s=max(1.0, min(30.0, deadline - time.monotonic()))):
+            if time.monotonic() > deadline:
+                self.stop()
+                raise TimeoutError(f"Milvus opened its port but did not answer within {timeout_s}s; "
+                                   f"see {self.log_path}")
+            time.sleep(0.5)
+        return self
+
+    def restart(self) -> LoopbackMilvus:
+        """Stop and start again on the same port and data folder: clients keep their URI and the
+        server recovers its collections from the folder."""
+        self.stop()
+        return self.start()
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)

@@ -59,9 +59,16 @@ class Relay:
                 threading.Thread(target=_pump, args=(a, b), daemon=True).start()
 
     def close(self) -> None:
+        """Stop listening at once. Closing alone would not: the thread blocked in ``accept`` keeps
+        the socket listening, and the port could not be bound again (a restarted server keeps its
+        port)."""
         self._closed.set()
         with contextlib.suppress(OSError):
+            self._listener.shutdown(socket.SHUT_RDWR)
+        with contextlib.suppress(OSError):
             self._listener.close()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(timeout=5)
 
 
 def tcp_to_unix(port: int, path: str) -> Relay:

@@ -62,4 +62,6 @@ def memory(backend: str, request: pytest.FixtureRequest, memory_by_backend: dict
     if backend not in memory_by_backend:
         settings = backend_settings(backend, tmp_path_factory.mktemp(backend), request)
         memory_by_backend[backend] = Memory(settings, embedder=embedder)
+    elif backend.startswith("server"):
+        request.getfixturevalue("milvus_server")  # restarted in place if a stall left it unhealthy
     return memory_by_backend[backend]

@@ -219,6 +219,51 @@ def test_search_many_falls_back_to_single_searches_when_the_planner_gives_up(
     index.close()
 
 
+@pytest.mark.parametrize("failures", [2, 3])
+def test_a_request_the_planner_gave_up_on_is_sent_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failures: int) -> None:
+    """The planner refused a 180-row write once in CI; nothing runs before a plan exists, so the
+    write is sent again (at most three times in all) and lands once, or the error surfaces."""
+    index = HelixIndex(f"helix+embedded://{tmp_path}", "replan", engine_vectors=True)
+    index.ensure(INFO)
+    query = index.client.query
+    calls: list[int] = []
+
+    def flaky(request: object) -> object:
+        calls.append(1)
+        if len(calls) <= failures:
+            raise hx.HelixError("InvalidRequest", "Query error: planner error: unsupported cascades plan: "
+                                "selected optimizer result did not contain a best physical alternative")
+        return query(request)
+
+    monkeypatch.setattr(index.client, "query", flaky)
+    vectors = np.eye(DIM, dtype=np.float32)[:3]
+    records = [record(i, "u1") for i in range(3)]
+    if failures < 3:
+        index.write(records, vectors)
+        assert len(calls) == failures + 1
+        monkeypatch.setattr(index.client, "query", query)
+        assert [r.id for r in index.get([r.id for r in records])] == [r.id for r in records]
+    else:
+        with pytest.raises(BackendUnavailableError, match="planner error"):
+            index.write(records, vectors)
+        assert len(calls) == 3
+        monkeypatch.setattr(index.client, "query", query)
+        assert index.get([r.id for r in records]) == []
+    calls.clear()
+
+    def refused(request: object) -> object:
+        calls.append(1)
+        raise hx.HelixError("InvalidRequest", "Query error: no such label")
+
+    monkeypatch.setattr(index.client, "query", refused)
+    with pytest.raises(BackendUnavailableError, match="no such label"):
+        index.count()
+    assert calls == [1]  # any other error is not retried
+    monkeypatch.setattr(index.client, "query", query)
+    index.close()
+
+
 def test_an_embedded_collection_holds_its_vectors_packed_and_searches_them_exactly(tmp_path: Path) -> None:
     """A new embedded collection has no engine vector index (its per-user index made each write
     cost 3-7 ms): vectors are packed float32 text and a search is exact over the user's rows, with
