@@ -33,6 +33,7 @@ from agent_memory.local.bootstrap import (
 )
 from agent_memory.local.lambda_runtime import HttpGateway, ScheduleQueuePoller, SqsPoller, Timer
 from agent_memory.local.processes import start_moto
+from agent_memory.local.watchdog import Watchdog
 from agent_memory.service import Memory
 
 SELFCHECK_RULE = "agent-memory-selfcheck-daily"
@@ -67,6 +68,9 @@ class MirrorOptions:
     the deployed bucket, queues, API key and secret."""
     s3: Literal["emulator", "seaweedfs"] = "emulator"
     """``seaweedfs``: a real S3 server process (standing in for MinIO) instead of the emulator's S3."""
+    watchdog_every_s: float = 15.0
+    """How often the mirror asks its own Milvus server whether it answers, restarting it in place
+    after two silent checks (:mod:`agent_memory.local.watchdog`); 0 turns the watch off."""
 
 
 @dataclass
@@ -125,12 +129,15 @@ class Mirror:
             emulator_url = emulator.url
         s3_url, sqs_url = s3_url or emulator_url, o.sqs_endpoint or emulator_url
         index_uri = o.index_uri or str((self.stack_dir if on_stack else o.data_dir) / "memory.db")
+        watchdogs: list[Watchdog] = []
         if o.index == "milvus" and not o.index_uri:
             from agent_memory.local.milvus_server import LoopbackMilvus
 
             milvus = LoopbackMilvus(o.data_dir / "milvus-server").start()
             self._servers.append(milvus)
             index_uri = milvus.uri
+            if o.watchdog_every_s:
+                watchdogs.append(Watchdog(milvus, "the Milvus server", every_s=o.watchdog_every_s))
         if o.index == "helix" and not o.index_uri:
             index_uri = f"helix+embedded://{(o.data_dir / 'helix').resolve()}"
         for k, v in (("AWS_ACCESS_KEY_ID", "local"), ("AWS_SECRET_ACCESS_KEY", "local"),
@@ -180,6 +187,7 @@ class Mirror:
                       s.ingest_batch_size).start(),
             trigger.start(),
             Timer(tier.handler, o.maintenance_every_s, "agent-memory-tiering").start(),  # daily, like its rule
+            *(w.start() for w in watchdogs),
         ]
         self.pid_file.write_text(str(os.getpid()))
         return self
