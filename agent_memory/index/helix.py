@@ -39,11 +39,11 @@ import base64
 import json
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple, TypeVar
 
 import helixdb as hx
 import numpy as np
@@ -65,6 +65,7 @@ INDEX_BUILD_TIMEOUT_S = 120.0
 WRITE_RETRIES = 6
 PLAN_RETRIES = 3
 PLANNER_ERROR = "planner error: unsupported cascades plan"
+T = TypeVar("T")
 SEARCH_BATCH = 8
 """Searches per read request in :meth:`HelixIndex.search_many`. The engine plans a request as a
 whole, and its planner's time grows faster than the request: 8 searches took 21-42 ms, 32 took
@@ -516,15 +517,10 @@ class HelixIndex(VectorIndex):
         """Write transactions are optimistic: two at once can conflict. Every write here is
         idempotent (replace by id, set properties, drop), so a conflict is retried with backoff;
         in-process writers also take turns on one lock per engine handle."""
-        for attempt in range(WRITE_RETRIES):
-            try:
-                with _Shared.write_lock(self.client):
-                    return self._send(PreEncodedRequest.write(batch), params)
-            except BackendUnavailableError as exc:
-                if "conflict" not in str(exc).lower() or attempt == WRITE_RETRIES - 1:
-                    raise
-                time.sleep(0.02 * 2 ** attempt)
-        raise AssertionError("unreachable")
+        def attempt() -> Any:
+            with _Shared.write_lock(self.client):
+                return self._send(PreEncodedRequest.write(batch), params)
+        return _retried(attempt, lambda message: "conflict" in message.lower(), WRITE_RETRIES, 0.02)
 
     def _send(self, request: PreEncodedRequest, params: dict[str, Any]) -> Any:
         """The engine's planner now and then finds no plan for a request it planned a moment before
@@ -533,15 +529,25 @@ class HelixIndex(VectorIndex):
         loaded machine, not reproduced in 60 tries here). Nothing runs before a plan exists, so
         the same request is sent again, at most :data:`PLAN_RETRIES` times."""
         encoded = request.with_json_parameters(params)
-        for attempt in range(PLAN_RETRIES):
-            try:
-                with _errors(self.uri):
-                    return self.client.query(encoded) or {}
-            except BackendUnavailableError as exc:
-                if PLANNER_ERROR not in str(exc) or attempt == PLAN_RETRIES - 1:
-                    raise
-                time.sleep(0.05 * 2 ** attempt)
-        raise AssertionError("unreachable")
+
+        def attempt() -> Any:
+            with _errors(self.uri):
+                return self.client.query(encoded) or {}
+        return _retried(attempt, lambda message: PLANNER_ERROR in message, PLAN_RETRIES, 0.05)
+
+
+def _retried(call: Callable[[], T], transient: Callable[[str], bool], attempts: int, first_delay_s: float) -> T:
+    """``call()``, made again after a failure whose message ``transient`` recognises (with
+    exponential backoff from ``first_delay_s``), at most ``attempts`` times in all; any other
+    failure, or the last one, is raised."""
+    for attempt in range(attempts):
+        try:
+            return call()
+        except BackendUnavailableError as exc:
+            if not transient(str(exc)) or attempt == attempts - 1:
+                raise
+            time.sleep(first_delay_s * 2 ** attempt)
+    raise AssertionError("unreachable")
 
 
 @contextmanager
