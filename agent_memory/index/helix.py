@@ -11,6 +11,12 @@ the same semantics as the Milvus expression). Post-filtering can
 return fewer rows than asked when many of the nearest are filtered out, so each
 search also counts the user's rows and searches again, wider, when more could exist.
 
+The engine's walk is approximate and, in helix-db-embedded 0.3.3, returns nothing at all for a
+condition on an indexed field (topic, ids) when asked for more rows than the user holds. So each
+search also counts the user's rows that pass its conditions: when the walk was asked for all of
+them and returned fewer, those rows are read and scored exactly here (logged as a warning). A
+search among given ids is always scored here: the walk never matches the ``id`` condition.
+
 Queries are built with the SDK's DSL: values travel as typed JSON, never as query
 text, so no user string can change a query's shape. Ids are still validated exactly
 as for Milvus, so both backends accept and refuse the same inputs.
@@ -37,6 +43,7 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -56,6 +63,8 @@ from agent_memory.index.base import INDEX_SCHEMA, SCALAR_FIELDS, SearchHit, Vect
 from agent_memory.index.helix_transport import PreEncodedRequest, install_fast_bytes_lowering
 from agent_memory.index.row_cache import RowCache, UserRows, group, row_cache, search_rows, stack
 from agent_memory.model import EmbeddingInfo, IndexRecord, to_ms
+
+_log = logging.getLogger(__name__)
 
 EMBEDDED = "helix+embedded://"
 REMOTE = ("helix+http://", "helix+https://")
@@ -151,6 +160,21 @@ class _SearchPlan(NamedTuple):
     preds: list[hx.Predicate]
     vector: list[float]
     flt: MemoryFilter
+
+
+class _Found(NamedTuple):
+    """One search's answer from the engine: its rows (after the Python-side filters) with their
+    distance, the user's row count, how many rows the engine returned and how many it should
+    have (0 when the walk covered only part of the user's rows, where a miss cannot be told)."""
+
+    hits: list[tuple[IndexRecord, float]]
+    total: int
+    returned: int
+    expected: int
+
+    @property
+    def short(self) -> bool:
+        return self.returned < self.expected
 
 
 class _Shared:
@@ -410,19 +434,43 @@ class HelixIndex(VectorIndex):
             return [search_rows(held[flt.user_id], vector, flt, limit, cosine=True) for vector, flt in queries]
         plans = [_SearchPlan(*predicates(flt), [float(x) for x in vector.tolist()], flt) for vector, flt in queries]
         fetch = min(MAX_CANDIDATES, max(2 * limit, limit + 32))
-        rounds = [found for i in range(0, len(plans), SEARCH_BATCH)
-                  for found in self._search_round(plans[i:i + SEARCH_BATCH], fetch)]
+        walked = [p for p in plans if p.flt.memory_ids is None]
+        rounds = dict(zip(map(id, walked), [found for i in range(0, len(walked), SEARCH_BATCH)
+                                             for found in self._search_round(walked[i:i + SEARCH_BATCH], fetch)],
+                          strict=True))
         out = []
-        for plan, (hits, total) in zip(plans, rounds, strict=True):
-            if len(hits) < limit and total > fetch and fetch < MAX_CANDIDATES:
-                hits, _ = self._search_round([plan], min(MAX_CANDIDATES, total))[0]  # take all the user's rows
-            hits.sort(key=lambda h: h[1])
+        for plan in plans:
+            found = rounds.get(id(plan))
+            if found is None:
+                # The engine's vector walk does not match its ``id`` property in a filter
+                # (helix-db-embedded 0.3.3 returns nothing): a search among given ids scores them here.
+                out.append(self._exact(plan, limit))
+                continue
+            if len(found.hits) < limit and found.total > fetch and fetch < MAX_CANDIDATES:
+                found = self._search_round([plan], min(MAX_CANDIDATES, found.total))[0]  # take all the user's rows
+            if found.short:
+                # The walk was asked for every row of the user and came back with fewer than pass
+                # the filter: the approximate search lost some. Score those rows exactly.
+                _log.warning("HelixDB's vector search returned %d of the %d rows it should have; "
+                             "searching them exactly", found.returned, found.expected)
+                out.append(self._exact(plan, limit))
+                continue
+            hits = sorted(found.hits, key=lambda h: h[1])
             out.append([SearchHit(r, 1.0 - 2.0 * d) for r, d in hits[:limit]])
         return out
 
-    def _search_round(self, plans: list[_SearchPlan], fetch: int) -> list[tuple[list[tuple[IndexRecord, float]], int]]:
+    def _exact(self, plan: _SearchPlan, limit: int) -> list[SearchHit]:
+        """The plan's search over the user's rows that pass its filters, scored here (cosine, as
+        the engine's ``1 - 2 * distance``): one read of those rows with their vectors."""
+        rows = self._of_user(plan.user_id)
+        if plan.preds:
+            rows = rows.where(hx.Predicate.and_(plan.preds))
+        held = self._rows_of(rows).get(plan.user_id, UserRows([], stack([], self._dim)))
+        return search_rows(held, np.asarray(plan.vector, dtype=np.float32), plan.flt, limit, cosine=True)
+
+    def _search_round(self, plans: list[_SearchPlan], fetch: int) -> list[_Found]:
         """Each plan's ``fetch`` nearest rows of its user passing its filters, with ``$distance``,
-        and its user's row count, all from one read request."""
+        its user's row count and how many of them pass its filters, all from one read request."""
         if not plans:
             return []
         users = list(dict.fromkeys(p.user_id for p in plans))
@@ -431,19 +479,28 @@ class HelixIndex(VectorIndex):
             nearest = hx.g().vector_search_nodes(self.label, "embedding", p.vector, fetch, p.user_id)
             if p.preds:
                 nearest = nearest.where(hx.Predicate.and_(p.preds))
+                batch = batch.var_as(f"m{k}", self._of_user(p.user_id).where(hx.Predicate.and_(p.preds)).count())
             batch = batch.var_as(f"h{k}", nearest.project(self._projection(distance=True)))
         for j, user in enumerate(users):
             batch = batch.var_as(f"n{j}", self._of_user(user).count())
         try:
             found = self._read(batch.returning([*(f"h{k}" for k in range(len(plans))),
+                                                *(f"m{k}" for k, p in enumerate(plans) if p.preds),
                                                 *(f"n{j}" for j in range(len(users)))]))
         except BackendUnavailableError as exc:
             if len(plans) == 1 or "planner error" not in str(exc):
                 raise
             return [r for p in plans for r in self._search_round([p], fetch)]  # the planner gave up: one by one
         totals = {user: int(found[f"n{j}"]) for j, user in enumerate(users)}
-        return [([(r, float(h["$distance"])) for h in found[f"h{k}"] if matches(r := _record(h), p.flt.where)],
-                 totals[p.user_id]) for k, p in enumerate(plans)]
+        out = []
+        for k, p in enumerate(plans):
+            rows = found[f"h{k}"]
+            total = totals[p.user_id]
+            passing = int(found[f"m{k}"]) if p.preds else total
+            expected = min(fetch, passing) if total <= fetch else 0  # a partial walk may rightly miss some
+            out.append(_Found([(r, float(h["$distance"])) for h in rows if matches(r := _record(h), p.flt.where)],
+                              total, len(rows), expected))
+        return out
 
     # -- the row cache (embedded) -------------------------------------------------
     def _forget(self, users: set[str] | None = None, ids: list[str] | None = None) -> None:

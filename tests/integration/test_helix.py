@@ -8,6 +8,7 @@ import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import helixdb as hx
 import numpy as np
@@ -176,10 +177,13 @@ def test_search_many_is_one_request_with_the_answers_of_single_searches(
     assert [[(h.record.id, round(h.similarity, 5)) for h in hits] for hits in many] == \
         [[(h.record.id, round(h.similarity, 5)) for h in hits] for hits in singles]
     assert len(queries) == SEARCH_BATCH + 1
-    assert len(reads) == 2  # requests of SEARCH_BATCH; no widening: 30 rows per user, 15 of u0's deleted
+    assert len(reads) == 2  # the 8 walks in one request, the search among ids in one; no widening
     assert all(h.record.user_id == f.user_id for hits, (_, f) in zip(many, queries, strict=True) for h in hits)
     assert all(h.record.deleted_at is None for h in many[0])  # u0: the 15 deleted rows filtered out
     assert many[-1] == [] and index.search_many([], limit=5) == []
+    among = {r.id for r in records[1:40:3]}  # the search among given ids: their 12 nearest, exactly
+    assert len(many[6]) == 12 and {h.record.id for h in many[6]} <= among
+    assert many[6][0].record.id == records[7].id and many[6][0].similarity > 0.999
 
     reads.clear()  # user w: its 50 nearest rows deleted, so only that search widens, in a second read
     near = np.tile(np.eye(DIM, dtype=np.float32)[0], (50, 1)) + rng.normal(0, 0.01, (50, DIM)).astype(np.float32)
@@ -191,6 +195,49 @@ def test_search_many_is_one_request_with_the_answers_of_single_searches(
     assert len(reads) == 1 + 1 + 1  # the write, the batch, the widened search
     assert len(wide[0]) == 5 and all(h.record.deleted_at is None and h.record.user_id == "w" for h in wide[0])
     assert [h.record.id for h in wide[1]] == [h.record.id for h in singles[1][:5]]
+    index.close()
+
+
+def test_rows_the_approximate_walk_lost_are_found_by_an_exact_search(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """HelixDB's vector search is approximate. When it was asked for more rows than the user has
+    and returned fewer than pass the filter (a CI run once recalled the wrong chunk of a document
+    this way), the user's rows are scored exactly instead. The engine's answer is altered here to
+    lose the nearest row; everything else is the real engine."""
+    index = HelixIndex(f"helix+embedded://{tmp_path}", "lost", engine_vectors=True)
+    index.ensure(INFO)
+    rng = np.random.default_rng(5)
+    vectors = rng.normal(size=(40, DIM)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    records = [record(i, f"u{i % 2}", deleted=i in (2, 4)) for i in range(40)]
+    index.write(records, vectors)
+    flt = MemoryFilter(user_id="u0")
+    truth = index.search(vectors[0], flt, limit=5)
+    assert truth[0].record.id == records[0].id
+
+    read = index._read
+
+    def lossy(batch: Any) -> dict[str, Any]:
+        answer = read(batch)
+        for name, rows in answer.items():
+            if name.startswith("h") and rows:
+                answer[name] = sorted(rows, key=lambda r: r["$distance"])[1:]  # the walk missed the nearest
+        return answer
+
+    monkeypatch.setattr(index, "_read", lossy)
+    with caplog.at_level("WARNING", logger="agent_memory.index.helix"):
+        found = index.search(vectors[0], flt, limit=5)
+    assert [(h.record.id, round(h.similarity, 5)) for h in found] == [
+        (h.record.id, round(h.similarity, 5)) for h in truth]
+    assert "returned 17 of the 18 rows" in caplog.text  # u0: 20 rows, 2 of them deleted
+    many = index.search_many([(vectors[0], flt), (vectors[1], MemoryFilter(user_id="u1"))], limit=3)
+    assert many[0][0].record.id == records[0].id and many[1][0].record.id == records[1].id
+
+    caplog.clear()  # a walk over part of the user's rows may rightly leave some out: no exact search
+    index.write([record(100 + i, "big") for i in range(60)], np.tile(vectors[0], (60, 1)))
+    with caplog.at_level("WARNING", logger="agent_memory.index.helix"):
+        assert len(index.search(vectors[0], MemoryFilter(user_id="big"), limit=5)) == 5
+    assert "searching them exactly" not in caplog.text
     index.close()
 
 
