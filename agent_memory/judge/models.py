@@ -73,13 +73,50 @@ def feature_row(text: str, vector: Array | None, rules: bool) -> Array:
 
 class Judge:
     """The trigger, the memory-type model, the change detector and the query gate of one
-    embedding provider. Stateless after loading; safe to share between threads."""
+    embedding provider. Stateless after loading; safe to share between threads.
 
-    def __init__(self, provider: str, trigger: Classifier, types: Classifier, pair: Classifier,
-                 gate: Classifier) -> None:
+    A model given as a weights file is read on first use: a recall needs the gate alone, and the
+    five-network trigger takes ~50 ms to read, which a Lambda's first recall need not pay."""
+
+    def __init__(self, provider: str, trigger: Classifier | Path, types: Classifier | Path,
+                 pair: Classifier | Path, gate: Classifier | Path) -> None:
         self.provider = provider
-        self.trigger, self.types, self.pair, self.gate = trigger, types, pair, gate
+        self._models: dict[str, Classifier | Path] = {"trigger": trigger, "types": types, "pair": pair, "gate": gate}
+        self._lock = threading.Lock()
         self.uses_vectors = provider != LEXICAL
+
+    def _model(self, name: str) -> Classifier:
+        model = self._models[name]
+        if isinstance(model, Path):
+            with self._lock:
+                model = self._models[name]
+                if isinstance(model, Path):
+                    model = self._models[name] = load_model(model)
+        return model
+
+    def _replace(self, name: str, model: Classifier) -> None:
+        # a new dict: a copy of this Judge (copy.copy shares the dict) changes only itself
+        self._models = {**self._models, name: model}
+
+    @property
+    def trigger(self) -> Classifier:
+        return self._model("trigger")
+
+    @trigger.setter
+    def trigger(self, model: Classifier) -> None:
+        self._replace("trigger", model)
+
+    @property
+    def types(self) -> Classifier:
+        return self._model("types")
+
+    @property
+    def pair(self) -> Classifier:
+        return self._model("pair")
+
+    @property
+    def gate(self) -> Classifier:
+        return self._model("gate")
 
     def _vec(self, vector: Array | None) -> Array | None:
         return vector if self.uses_vectors else None
@@ -184,6 +221,8 @@ def load_judge(provider: str, folder: Path = WEIGHTS) -> Judge:
         key = f"{folder}:{provider}"
         if key not in _CACHE:
             name = provider if weights_path("trigger", provider, folder).exists() else LEXICAL
-            models = [load_model(weights_path(m, name, folder)) for m in ("trigger", "types", "pair", "gate")]
-            _CACHE[key] = Judge(name, *models)
+            paths = [weights_path(m, name, folder) for m in ("trigger", "types", "pair", "gate")]
+            if missing := [str(p) for p in paths if not p.exists()]:
+                raise FileNotFoundError(f"judgement weights missing: {', '.join(missing)}")
+            _CACHE[key] = Judge(name, *paths)  # each read on first use
         return _CACHE[key]

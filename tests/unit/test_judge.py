@@ -126,6 +126,26 @@ def test_committed_weights_are_small_and_load_for_any_provider() -> None:
     assert fact.score > noise.score
 
 
+def test_each_model_is_read_on_first_use_and_a_copy_changes_only_itself(tmp_path: Path) -> None:
+    import copy
+    import shutil
+
+    for f in WEIGHTS.glob("*-lexical.npz"):
+        shutil.copy(f, tmp_path / f.name)
+    judge = load_judge("lexical", tmp_path)
+    assert all(isinstance(m, Path) for m in judge._models.values())
+    assert judge.query("what's the capital of France?", None).personal >= 0.0  # a recall: the gate alone
+    assert isinstance(judge._models["trigger"], Path) and not isinstance(judge._models["gate"], Path)
+    trigger = judge.trigger
+    assert judge.trigger is trigger  # read once
+    other = copy.copy(judge)
+    other.trigger = copy.copy(trigger)
+    assert judge.trigger is trigger and other.trigger is not trigger
+    (tmp_path / "pair-lexical.npz").unlink()
+    with pytest.raises(FileNotFoundError, match="pair-lexical"):
+        load_judge("other", tmp_path)
+
+
 def test_training_runs_end_to_end_on_a_tiny_corpus(tmp_path: Path) -> None:
     """`train judge`'s code path on a few dozen rows (lexical models, no embedding): it writes four
     weight files whose verdicts follow the labels they were trained on."""
