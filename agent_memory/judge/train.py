@@ -433,7 +433,7 @@ def _fit_trigger(embedder: Embedder | None, data: Path, pair_rounds: Sequence[in
     return turns, trigger, types
 
 
-def train_trigger_model(embedder: Embedder, provider: str, out: Path = WEIGHTS, data: Path = corpus.DATA,
+def train_trigger_model(embedder: Embedder | None, provider: str, out: Path = WEIGHTS, data: Path = corpus.DATA,
                         pair_rounds: Sequence[int] = PAIR_ROUNDS) -> dict[str, Any]:
     """Only the trigger and memory-type models, next to the committed change and gate models:
     what ``train judge --only trigger`` runs. The change model is not retrained with them, though

@@ -170,7 +170,7 @@ def test_each_model_is_read_on_first_use_and_a_copy_changes_only_itself(tmp_path
 def test_training_runs_end_to_end_on_a_tiny_corpus(tmp_path: Path) -> None:
     """`train judge`'s code path on a few dozen rows (lexical models, no embedding): it writes four
     weight files whose verdicts follow the labels they were trained on."""
-    from agent_memory.judge.train import train_all
+    from agent_memory.judge.train import TRIGGER_MEMBERS, train_all, train_trigger_model
 
     data = tmp_path / "data"
     data.mkdir()
@@ -222,6 +222,16 @@ def test_training_runs_end_to_end_on_a_tiny_corpus(tmp_path: Path) -> None:
     kept = judge.turns(["I'm allergic to peanuts", "thanks!"])
     assert kept[0].score > kept[1].score
     assert judge.query("what's my wife's name?", None).personal > judge.query("explain recursion", None).personal
+    if report["trigger"]["model"] == "hidden":  # the hidden layer is the mean of TRIGGER_MEMBERS networks
+        assert judge.trigger.meta["members"] == TRIGGER_MEMBERS == judge.trigger.members  # type: ignore[union-attr]
+    # --only trigger: the trigger and type weights rewritten, the change and gate weights untouched
+    others = {n: (tmp_path / "w" / f"{n}-lexical.npz").read_bytes() for n in ("pair", "gate")}
+    (tmp_path / "w" / "trigger-lexical.npz").unlink()
+    alone = train_trigger_model(None, "lexical", out=tmp_path / "w", data=data)
+    assert alone["trigger"]["threshold"] == report["trigger"]["threshold"]  # same rows, same seeds
+    assert load_model(tmp_path / "w" / "trigger-lexical.npz").meta["train_rows"] == len(rows) - len(
+        [r for r in rows if r["id"] in json.loads((data / "split.json").read_text())["heldout"]["turns"]])
+    assert others == {n: (tmp_path / "w" / f"{n}-lexical.npz").read_bytes() for n in ("pair", "gate")}
 
 
 @pytest.mark.parametrize("name", ["turns", "nope"])
