@@ -434,13 +434,13 @@ class HelixIndex(VectorIndex):
             return [search_rows(held[flt.user_id], vector, flt, limit, cosine=True) for vector, flt in queries]
         plans = [_SearchPlan(*predicates(flt), [float(x) for x in vector.tolist()], flt) for vector, flt in queries]
         fetch = min(MAX_CANDIDATES, max(2 * limit, limit + 32))
-        walked = [p for p in plans if p.flt.memory_ids is None]
-        rounds = dict(zip(map(id, walked), [found for i in range(0, len(walked), SEARCH_BATCH)
-                                             for found in self._search_round(walked[i:i + SEARCH_BATCH], fetch)],
-                          strict=True))
+        walked = [i for i, p in enumerate(plans) if p.flt.memory_ids is None]
+        answers = [found for j in range(0, len(walked), SEARCH_BATCH)
+                   for found in self._search_round([plans[i] for i in walked[j:j + SEARCH_BATCH]], fetch)]
+        rounds = dict(zip(walked, answers, strict=True))
         out = []
-        for plan in plans:
-            found = rounds.get(id(plan))
+        for i, plan in enumerate(plans):
+            found = rounds.get(i)
             if found is None:
                 # The engine's vector walk does not match its ``id`` property in a filter
                 # (helix-db-embedded 0.3.3 returns nothing): a search among given ids scores them here.
@@ -462,11 +462,8 @@ class HelixIndex(VectorIndex):
     def _exact(self, plan: _SearchPlan, limit: int) -> list[SearchHit]:
         """The plan's search over the user's rows that pass its filters, scored here (cosine, as
         the engine's ``1 - 2 * distance``): one read of those rows with their vectors."""
-        rows = self._of_user(plan.user_id)
-        if plan.preds:
-            rows = rows.where(hx.Predicate.and_(plan.preds))
-        held = self._rows_of(rows).get(plan.user_id, UserRows([], stack([], self._dim)))
-        return search_rows(held, np.asarray(plan.vector, dtype=np.float32), plan.flt, limit, cosine=True)
+        return search_rows(self._read_user(plan.user_id, plan.preds), np.asarray(plan.vector, dtype=np.float32),
+                           plan.flt, limit, cosine=True)
 
     def _search_round(self, plans: list[_SearchPlan], fetch: int) -> list[_Found]:
         """Each plan's ``fetch`` nearest rows of its user passing its filters, with ``$distance``,
@@ -529,8 +526,12 @@ class HelixIndex(VectorIndex):
         assert rows is not None  # a user's rows are always read whole here
         return rows
 
-    def _read_user(self, user_id: str) -> UserRows:
-        return self._rows_of(self._of_user(user_id)).get(user_id, UserRows([], stack([], self._dim)))
+    def _read_user(self, user_id: str, preds: list[hx.Predicate] | None = None) -> UserRows:
+        """The user's rows with their vectors; only those passing ``preds`` when given."""
+        rows = self._of_user(user_id)
+        if preds:
+            rows = rows.where(hx.Predicate.and_(preds))
+        return self._rows_of(rows).get(user_id, UserRows([], stack([], self._dim)))
 
     def query(self, flt: MemoryFilter, limit: int = 10_000) -> list[IndexRecord]:
         user_id, preds = predicates(flt)
