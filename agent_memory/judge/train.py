@@ -418,8 +418,7 @@ def train_change_model(embedder: Embedder, provider: str, out: Path = WEIGHTS, l
     pairs = corpus.load("pairs", data, rounds=pair_rounds).train
     conversation = locomo_negatives(locomo, embedder, shipped) if locomo is not None else []
     pair = train_pair(pairs, embedder, conversation)
-    pair.model.meta.update({"provider": provider, "rounds": list(pair_rounds), "train_rows": len(pairs)})
-    pair.model.save(weights_path("pair", provider, out))
+    _save(pair, "pair", provider, out, rounds=list(pair_rounds), train_rows=len(pairs))
     return pair.report
 
 
@@ -433,16 +432,25 @@ def _fit_trigger(embedder: Embedder | None, data: Path, pair_rounds: Sequence[in
     return turns, trigger, types
 
 
+def _save(trained: Trained, model: str, provider: str, out: Path, **meta: Any) -> None:
+    """A weights file that says what it was trained for and on (provider, rows; the change model
+    its writing rounds): what `train judge` and its ``--only`` variants each write."""
+    trained.model.meta.update({"provider": provider, **meta})
+    trained.model.save(weights_path(model, provider, out))
+
+
+def _save_trigger(turns: list[dict[str, Any]], trigger: Trained, types: Trained, provider: str, out: Path) -> None:
+    _save(trigger, "trigger", provider, out, train_rows=len(turns))
+    _save(types, "types", provider, out, train_rows=int(sum(r["keep"] for r in turns)))
+
+
 def train_trigger_model(embedder: Embedder | None, provider: str, out: Path = WEIGHTS, data: Path = corpus.DATA,
                         pair_rounds: Sequence[int] = PAIR_ROUNDS) -> dict[str, Any]:
     """Only the trigger and memory-type models, next to the committed change and gate models:
     what ``train judge --only trigger`` runs. The change model is not retrained with them, though
     its conversation negatives are the statements the trigger makes (:func:`locomo_negatives`)."""
     turns, trigger, types = _fit_trigger(embedder, data, pair_rounds)
-    rows = {"trigger": len(turns), "types": int(sum(r["keep"] for r in turns))}
-    for name, trained in (("trigger", trigger), ("types", types)):
-        trained.model.meta.update({"provider": provider, "train_rows": rows[name]})
-        trained.model.save(weights_path(name, provider, out))
+    _save_trigger(turns, trigger, types, provider, out)
     return {"trigger": trigger.report, "types": types.report}
 
 
@@ -479,13 +487,8 @@ def train_all(embedder: Embedder | None, provider: str, out: Path = WEIGHTS, loc
         gate.model.meta["answer"] = floor["answer"]
         gate.report["floor"] = floor
         step("floor")
-    for model_name, trained in (("trigger", trigger), ("types", types), ("pair", pair), ("gate", gate)):
-        trained.model.meta["provider"] = name
-        if model_name == "pair":
-            trained.model.meta["rounds"] = list(pair_rounds)
-        trained.model.meta["train_rows"] = {"trigger": len(turns), "types": int(sum(r["keep"] for r in turns)),
-                                            "pair": len(pairs),
-                                            "gate": len(queries)}[model_name]
-        trained.model.save(weights_path(model_name, name, out))
+    _save_trigger(turns, trigger, types, name, out)
+    _save(pair, "pair", name, out, rounds=list(pair_rounds), train_rows=len(pairs))
+    _save(gate, "gate", name, out, train_rows=len(queries))
     return {"provider": name, "trigger": trigger.report, "types": types.report, "pair": pair.report,
             "gate": gate.report}
