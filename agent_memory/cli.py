@@ -694,12 +694,7 @@ def train(
     for rep in reports:
         tr, pr, gr = rep["trigger"], rep["pair"], rep["gate"]
         console.print(f"[bold]{rep['provider']}[/bold] (out-of-fold on the training split; thresholds chosen there)")
-        chosen = f"{tr['model']}{'_with_rules' if tr['rules'] else ''}"
-        console.print(f"  trigger: {tr['model']} model, threshold {tr['threshold']}, rules as features: {tr['rules']}, "
-                      f"kept {tr['oof'][chosen]['kept_oof']}, noise dropped {tr['oof'][chosen]['dropped_oof']} "
-                      f"(the other choices: { {k: v for k, v in tr['oof'].items() if k != chosen} })")
-        types = rep["types"]
-        console.print(f"  memory type: accuracy {types['accuracy_oof']} (rules {types['rules_accuracy']})")
+        _print_trigger(tr, rep["types"])
         console.print(f"  change: thresholds {pr['thresholds']}, recall {pr['recall_oof']}")
         gate_chosen = f"{gr['model']}{'_with_rules' if gr['rules'] else ''}"
         console.print(f"  gate: {gr['model']} model, threshold {gr['threshold']}, rules as features: {gr['rules']}, "
@@ -710,6 +705,15 @@ def train(
                           f"(expected memories back by floor: {gr['floor']['expected_back_by_floor']})")
     (WEIGHTS / "report.json").write_text(json.dumps(reports, indent=2) + "\n")
     console.print(f"wrote {WEIGHTS}")
+
+
+def _print_trigger(tr: dict[str, Any], types: dict[str, Any]) -> None:
+    """The trigger's and memory type's out-of-fold lines, as `train judge` and `--only trigger` print them."""
+    chosen = f"{tr['model']}{'_with_rules' if tr['rules'] else ''}"
+    console.print(f"  trigger: {tr['model']} model, threshold {tr['threshold']}, rules as features: {tr['rules']}, "
+                  f"kept {tr['oof'][chosen]['kept_oof']}, noise dropped {tr['oof'][chosen]['dropped_oof']} "
+                  f"(the other choices: { {k: v for k, v in tr['oof'].items() if k != chosen} })")
+    console.print(f"  memory type: accuracy {types['accuracy_oof']} (rules {types['rules_accuracy']})")
 
 
 def _replace_report(provider: str, entries: dict[str, Any]) -> None:
@@ -737,12 +741,8 @@ def _train_trigger_model(rounds: tuple[int, ...], providers: list[str]) -> None:
                                 "and memory type"):
             embedder = make_embedder(Settings().model_copy(update={"embedding_provider": prov}))
             report = training.train_trigger_model(embedder, prov, pair_rounds=rounds)
-        tr = report["trigger"]
-        chosen = f"{tr['model']}{'_with_rules' if tr['rules'] else ''}"
-        others = {k: v for k, v in tr["oof"].items() if k != chosen}
-        console.print(f"[bold]{prov}[/bold] trigger: {tr['model']} model, threshold {tr['threshold']}, out of fold "
-                      f"{tr['oof'][chosen]} (the other choices: {others}); "
-                      f"memory type accuracy {report['types']['accuracy_oof']}")
+        console.print(f"[bold]{prov}[/bold] (out-of-fold on the training split; thresholds chosen there)")
+        _print_trigger(report["trigger"], report["types"])
         _replace_report(prov, report)
     console.print(f"wrote {WEIGHTS}")
 
