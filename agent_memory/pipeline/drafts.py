@@ -107,6 +107,23 @@ def screen_turns(texts: list[str], screen: Screen) -> list[TurnVerdict]:
     return out
 
 
+def statement_context(previous: str | None, turn: str) -> str | None:
+    """The context a statement from ``turn`` is stored with: the message before the turn and, when
+    the turn is short with several sentences (:func:`screenable`), the turn itself.
+
+    Why the turn: a statement cut from a short turn often means nothing without the sentences the
+    trigger left out ("It was tough, but I needed to do it for my biz." after "Hey Gina, I had to
+    shut down my bank account."), and the question that should find it is asked in their words.
+    Recall matches the context too (BM25 over context + summary, the embedding over context +
+    the user's words), so the dropped sentences still count as evidence while only the kept one is
+    stored as the memory. On LoCoMo conversations 0-2 the extracted mode's R@10 rose from 71.7 to
+    75.9 (storing whole turns: 77.0). A long turn or one with line breaks is mostly pasted
+    material, so its statements keep the previous message alone."""
+    if not screenable(turn):
+        return previous
+    return f"{previous}\n{turn.strip()}" if previous else turn.strip()
+
+
 def _memo(screen: Screen) -> Screen:
     """``screen`` that judges each distinct text once per request (sentences are judged when the
     turn is screened and again when its statements are written)."""
@@ -205,11 +222,11 @@ def drafts(req: RememberRequest, now: datetime, chunk_tokens: int = 640, chunk_o
             statements = extractor(text, whens[i]) if d.keep else []
             why = {"kind": d.kind, "reason": d.reason, "decided_by": "rules"}
         decisions.append({"turn": i, "role": m.role, "keep": bool(statements), **why, "statements": len(statements)})
-        previous = msgs[i - 1].content if i else req.context
+        heard = statement_context(msgs[i - 1].content if i else req.context, m.content)
         for j, st in enumerate(statements):
             inferred = m.role == "assistant"
             out.append(Draft(
-                st.text, previous,
+                st.text, heard,
                 {"kind": "message", "turn": i, "role": m.role, "statement": j, "said": m.content,
                  "said_part": st.turn or st.said or text, "sentence": st.said or text,
                  "trigger": why["reason"], "trigger_score": why.get("score"),

@@ -117,6 +117,23 @@ def test_small_talk_about_ones_life_supersedes_nothing(memory: Memory) -> None:
     assert superseded == []
 
 
+def test_a_question_in_the_words_the_trigger_left_out_finds_the_statement(memory: Memory) -> None:
+    """The shipped trigger keeps only the second sentence of this turn; the first, which the
+    question repeats, lives on in the statement's context (``drafts.statement_context``), which
+    recall matches. With the previous message alone as context the piano memory was not found."""
+    for text in ("I work as a nurse at the city hospital.", "My sister lives in Denver with her two kids.",
+                 "I'm allergic to shellfish.", "We adopted a rescue dog called Biscuit in May.",
+                 "I've been learning Spanish on my commute."):
+        memory.remember("p1", messages=[{"role": "user", "content": text}])
+    turn = ("Oh wow, thanks! So I finally sold the old piano last weekend. "
+            "It was hard to let go, but we needed the space for the baby.")
+    ids = memory.remember("p1", messages=[{"role": "user", "content": turn}])
+    stored = [memory.get(i, user_id="p1")["original"] for i in ids]
+    assert stored and all(turn in (o["context"] or "") for o in stored)
+    hits = memory.recall("p1", "What did I sell last weekend?", top_k=3).hits
+    assert hits and hits[0].memory_id in ids, [h.summary for h in hits]
+
+
 def test_locomo_negatives_are_each_statement_against_its_nearest_earlier_ones(tmp_path: Path,
                                                                              embedder: Embedder) -> None:
     """The change model's conversation rows: statements made by the trigger from conversations 0-1

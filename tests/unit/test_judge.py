@@ -256,6 +256,32 @@ def test_a_short_turn_is_kept_when_one_of_its_sentences_is() -> None:
     assert not noise.keep
 
 
+def test_a_statement_from_a_short_turn_keeps_the_whole_turn_as_its_context() -> None:
+    """The trigger keeps one sentence; the sentence it dropped, which a later question will use,
+    stays in the statement's context (matched by recall) but not in the memory itself."""
+    from datetime import UTC, datetime
+
+    from agent_memory.judge.models import TurnVerdict
+    from agent_memory.model import RememberRequest
+    from agent_memory.pipeline.drafts import drafts
+
+    def fake(texts: list[str]) -> list[TurnVerdict]:  # keeps whole turns and the sentences about the biz
+        return [TurnVerdict("biz" in t, 0.9 if "biz" in t else 0.1, "event", False, "fake") for t in texts]
+
+    turn = "Hey Gina, I had to shut down my bank account. It was tough, but I needed to do it for my biz."
+    pasted = "Notes for my biz:\nshut down the bank account. It was tough."
+    req = RememberRequest.model_validate({"user_id": "u", "messages": [
+        {"role": "assistant", "content": "How is the business going?"},
+        {"role": "user", "content": turn},
+        {"role": "user", "content": pasted}]})
+    short, long_one = drafts(req, datetime(2026, 1, 1, tzinfo=UTC), screen=fake)[0]
+    assert "bank account" not in short.text and "biz" in short.text
+    assert short.context == f"How is the business going?\n{turn}"
+    assert long_one.context == turn  # a turn with line breaks is pasted material: the message before only
+    alone = RememberRequest.model_validate({"user_id": "u", "messages": [{"role": "user", "content": turn}]})
+    assert drafts(alone, datetime(2026, 1, 1, tzinfo=UTC), screen=fake)[0][0].context == turn
+
+
 def test_the_answer_model_learns_from_similarity_and_keeps_its_target() -> None:
     """The gate's second look: rows whose best match is strong are answerable; the threshold
     passes the target share of them out of fold, and the model survives its meta round trip."""
