@@ -26,7 +26,11 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _ENGLISH_STOP = (
     "the a an and or of to in on for with at by from is are was were be been did do does what when where "
     "who which how why that this it its his her their he she they i you we me my your our as about has have "
-    "had not but so if than then there would could should can will any some into after before user"
+    "had not but so if than then there would could should can will any some into after before user "
+    # what a contraction or possessive leaves behind once the apostrophe splits the word ("I'm",
+    # "what's", "don't", "Erin's"): as a term it matched any other "I'm", and BM25 scaled to the
+    # best match gave "I'm off Mondays" the full lexical weight for "...at the rate I'm investing?"
+    "s t m d re ve ll"
 )
 STOPWORDS = frozenset(_ENGLISH_STOP.split()) | frozenset("的了是我你他她吗呢吧啊")
 

@@ -16,6 +16,16 @@ def test_tokenize_words_stems_stopwords_and_cjk_bigrams() -> None:
     assert tokenize("的") == []
 
 
+def test_what_an_apostrophe_leaves_behind_matches_nothing() -> None:
+    """A contraction's tail is not a word: "I'm off Mondays" shares nothing with a question that
+    says "I'm", and a possessive counts for its name only."""
+    assert tokenize("I'm off Mondays, she'll call, we've won, don't, I'd go, they're here") == [
+        "off", "monday", "call", "won", "don", "go", "here"]
+    assert tokenize("Erin's wedding") == ["erin", "wed"]
+    docs = ["I'm off Mondays and Tuesdays", "my rate is 800 a month into ETFs"]
+    assert bm25_scores("how much will my portfolio be worth at the rate I'm investing?", docs)[0] == 0
+
+
 def test_bm25_prefers_rarer_and_matching_terms() -> None:
     docs = ["Melanie: I painted a lake sunrise", "Caroline: I went to a support group", "Caroline: hi"]
     s = bm25_scores("When did Caroline go to the support group?", docs)
