@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 import time
 import uuid
 
@@ -38,9 +39,31 @@ def validate_memory_id(value: object) -> str:
     return value
 
 
+_RANDOM_BITS = 80
+_last = [0, 0]  # the last id's milliseconds and random part, in this process
+_lock = threading.Lock()
+
+
 def new_memory_id() -> str:
-    """A 32-hex id whose first 12 hex are milliseconds since the epoch: sorts by creation."""
-    return f"{int(time.time() * 1000):012x}{os.urandom(10).hex()}"
+    """A 32-hex id whose first 12 hex are milliseconds since the epoch: sorts by creation.
+
+    Within a process the ids are strictly increasing, as ULID's monotonic mode makes them: an id
+    made in the same millisecond as the last one (or after the clock stepped back) takes the last
+    one's random part plus one. Why: recall orders the memories of a session by creation time,
+    then id, to find each one's neighbours, and a batch (``remember_many``, one message's
+    statements) shares one ``created_at``. With a fresh random part the neighbours of a batch's
+    memories were drawn anew in every process, and the same store ranked differently from run to
+    run (0.01 of the change evaluation's first hits)."""
+    with _lock:
+        ms = int(time.time() * 1000)
+        if ms > _last[0]:
+            rnd = int.from_bytes(os.urandom(_RANDOM_BITS // 8), "big")
+        else:
+            ms, rnd = _last[0], _last[1] + 1
+            if rnd >> _RANDOM_BITS:  # the random part ran over: borrow the next millisecond
+                ms, rnd = ms + 1, int.from_bytes(os.urandom(_RANDOM_BITS // 8), "big")
+        _last[:] = [ms, rnd]
+    return f"{ms:012x}{rnd:020x}"
 
 
 def memory_id_for_key(user_id: str, idempotency_key: str, index: int = 0) -> str:

@@ -150,8 +150,12 @@ class Memory:
         """Bulk import: validate everything first (nothing is written if one request is bad), then
         store all originals and index them in batches. Returns the ids per request."""
         reqs = [self.validate_remember(**r) for r in requests]
+        # ids are made in request order (the pipeline is CPU work, held by the GIL anyway): memories
+        # sharing a created_at are ordered by id when recall looks for neighbours, so ids made by
+        # threads in whatever order they ran ranked the same import differently from run to run
+        prepared = [self._prepare(r) for r in reqs]
         with ThreadPoolExecutor(max_workers=16) as pool:  # S3 puts are I/O: overlap them
-            staged = list(pool.map(self.stage, reqs))
+            staged = list(pool.map(self._write, reqs, prepared))
         flat = [o for group in staged for o in group]
         for i in range(0, len(flat), batch_size):
             self.index_originals(flat[i:i + batch_size])
@@ -222,7 +226,11 @@ class Memory:
 
         With an ``idempotency_key`` an original that already exists is returned as it is,
         so a retried request never makes a second memory."""
-        originals, decisions, document = self._prepare(req)
+        return self._write(req, self._prepare(req))
+
+    def _write(self, req: RememberRequest,
+               prepared: tuple[list[Original], list[dict[str, Any]], str | None]) -> list[Original]:
+        originals, decisions, document = prepared
         if decisions:  # every turn's decision, kept or not, on the record
             key = f"{user_prefix(self.settings.decisions_prefix, req.user_id)}{utcnow():%Y%m%dT%H%M%S%fZ}.json"
             self.store.put_json(key, {"user_id": req.user_id, "session_id": req.session_id, "decisions": decisions,

@@ -32,10 +32,27 @@ def test_memory_ids_are_time_sortable_and_strict() -> None:
     a, b = new_memory_id(), new_memory_id()
     assert validate_memory_id(a) == a
     assert a[:12] <= b[:12]
+    # strictly increasing in a process, within a millisecond too: a batch sorts in the order it was made
+    batch = [new_memory_id() for _ in range(2000)]
+    assert batch == sorted(batch) and len(set(batch)) == len(batch) and batch[0] > b
+    assert all(validate_memory_id(i) == i for i in batch[:10])
     with pytest.raises(InvalidInputError):
         validate_memory_id("../" + a[3:])
     assert memory_id_for_key("u1", "k") == memory_id_for_key("u1", "k")
     assert memory_id_for_key("u1", "k") != memory_id_for_key("u2", "k")
+
+
+def test_a_clock_that_steps_back_or_a_full_random_part_never_breaks_the_order(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    from agent_memory import ids
+
+    ahead = int(time.time() * 1000) + 10_000  # the last id came from a clock 10 s ahead
+    monkeypatch.setattr(ids, "_last", [ahead, (1 << 80) - 1])
+    last = f"{ahead:012x}{(1 << 80) - 1:020x}"
+    nxt = new_memory_id()
+    assert nxt > last and int(nxt[:12], 16) == ahead + 1 and validate_memory_id(nxt) == nxt
 
 
 def test_remember_request_needs_exactly_one_of_content_or_messages() -> None:
