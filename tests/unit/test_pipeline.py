@@ -8,6 +8,7 @@ import pytest
 
 from agent_memory.evaluation import pipeline_eval
 from agent_memory.pipeline import decide, decide_turn, extract, importance
+from agent_memory.pipeline.extract import sentences
 
 WHEN = datetime(2026, 3, 2, 10, tzinfo=UTC)
 
@@ -29,6 +30,17 @@ def test_worth_keeping_turns_become_third_person_statements_with_dates_types_top
     [changed] = extract("我换工作了，现在不在字节了", WHEN)
     assert changed.topic_id == "employer"
     assert [s.text for s in extract("I work at Acme. Thanks!", WHEN)] == ["The user works at Acme."]
+
+
+def test_a_sentence_ends_at_a_mark_before_a_space_never_inside_a_word() -> None:
+    assert sentences("I paid 3.5 dollars for it. See www.example.com later") == [
+        "I paid 3.5 dollars for it.", "See www.example.com later"]
+    assert sentences("Something happened yesterday... [shares a photo] Wow!! Ok") == [
+        "Something happened yesterday...", "[shares a photo] Wow!!", "Ok"]
+    # a question does not end one: split off, the rest of a request reads like a statement
+    assert sentences("Can you explain it again? I still don't get step 2.") == [
+        "Can you explain it again? I still don't get step 2."]
+    assert sentences("我很好。你呢？我住在上海；下个月搬家") == ["我很好。", "你呢？我住在上海；", "下个月搬家"]
 
 
 def test_importance_boosts_are_clamped_and_explained() -> None:
