@@ -275,7 +275,11 @@ def locomo_negatives(path: Path, embedder: Embedder, screen: Judge,
     teach "same attribute, new value" against look-alikes of one attribute; they never show the
     model a stream of neighbouring facts, and trained on them alone it called a fifth of
     conversation 2's statements new versions, each hiding a true memory from recall. Near repeats
-    (cosine >= ``repeat``) are left out: some of those are the same fact said again."""
+    (cosine >= ``repeat`` between the statements' own words) are left out: some of those are the
+    same fact said again. The candidates are found as the service finds them, by the vectors
+    recall uses (words and context); the repeat check reads the words alone, since two contexts
+    of the same fact can differ more than the fact (a statement's context holds two messages since
+    2026-12-04)."""
     import tempfile
 
     from agent_memory.config import Settings
@@ -297,10 +301,11 @@ def locomo_negatives(path: Path, embedder: Embedder, screen: Judge,
                     user_id=f"locomo-{conv.sample_id}", created_at=part[0].created_at,
                     messages=[{"role": "user", "content": t.content, "created_at": t.created_at} for t in part]))
             vectors = np.asarray(embedder.embed_documents([o.embedding_text() for o in made]))
+            words = np.asarray(embedder.embed_documents([o.said() for o in made]))
             for i in range(1, len(made)):
                 sims = vectors[:i] @ vectors[i]
                 for j in np.argsort(-sims, kind="stable")[:candidates]:
-                    if sims[j] < repeat:
+                    if float(words[j] @ words[i]) < repeat:
                         out.append({"id": f"locomo-{conv.sample_id}-{i}~{j}", "existing": made[j].summary,
                                     "new": made[i].said(), "label": "unrelated", "lang": "en"})
         m.close()

@@ -284,7 +284,13 @@ def test_a_statement_from_a_short_turn_keeps_the_whole_turn_as_its_context() -> 
     short, long_one = drafts(req, datetime(2026, 1, 1, tzinfo=UTC), screen=fake)[0]
     assert "bank account" not in short.text and "biz" in short.text
     assert short.context == f"How is the business going?\n{turn}"
-    assert long_one.context == turn  # a turn with line breaks is pasted material: the message before only
+    # a turn with line breaks is pasted material: the messages before it only, the last two
+    assert long_one.context == f"How is the business going?\n{turn}"
+    later = RememberRequest.model_validate({"user_id": "u", "messages": [
+        *req.messages, {"role": "assistant", "content": "Sorry to hear that."},
+        {"role": "user", "content": "Anyway my biz moved to Leeds."}]})
+    assert drafts(later, datetime(2026, 1, 1, tzinfo=UTC), screen=fake)[0][-1].context == (
+        f"{pasted}\nSorry to hear that.")
     alone = RememberRequest.model_validate({"user_id": "u", "messages": [{"role": "user", "content": turn}]})
     assert drafts(alone, datetime(2026, 1, 1, tzinfo=UTC), screen=fake)[0][0].context == turn
 
