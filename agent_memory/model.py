@@ -69,8 +69,9 @@ class RememberRequest(BaseModel):
     context: str | None = Field(None, max_length=4_000)
     """What came just before this statement in the conversation (e.g. the question it answers).
     It is embedded and matched together with the content, kept in the original, never shown as
-    the memory itself. With ``messages`` each turn gets the previous turn as context, and a statement
-    from a short turn of several sentences the turn too (``drafts.statement_context``)."""
+    the memory itself. With ``messages`` each turn gets the two messages before it as context (this
+    field before the first turn), and a statement from a short turn of several sentences the turn
+    too (``drafts.statement_context``)."""
     session_id: str = "default"
     memory_type: MemoryType = "fact"
     importance: float | None = Field(None, ge=0.0, le=1.0)
