@@ -108,13 +108,15 @@ def screen_turns(texts: list[str], screen: Screen) -> list[TurnVerdict]:
 
 
 CONTEXT_MESSAGES = 2
-"""How many messages before a turn its statements keep as context. Two, not one (2026-12-04, rule
-written before measuring): a reply is often about what was said two messages back ("Did you go
-to the show?" - "Which one?" - "The one in Leeds." - "Yes! We loved it."), and the question that
-should find the fact uses those words. LoCoMo's extracted mode, R@10: conversations 0-2 75.5 ->
-76.0, 3-5 (a check) 68.4 -> 68.9, all six 71.5 -> 71.9; R@1 fell 37.4 -> 36.4 (a wider context
-pulls the vector away from the statement, probably). Without the message before (the turn alone,
-or no context) 0-2 gave 72.4 and 71.6: the context earns its place."""
+"""How many messages before a turn its statements keep as context. Two, not one (2026-12-04,
+chosen on LoCoMo conversations 0-2 among four variants under a rule written before measuring; the
+README, "Recall quality: LoCoMo", says which were added late): a reply is often about what was
+said two messages back ("Did you go to the show?" - "Which one?" - "The one in Leeds." - "Yes! We
+loved it."), and the question that should find the fact uses those words. LoCoMo's extracted
+mode, R@10: conversations 0-2 75.5 -> 76.0, 3-5 (a check) 68.4 -> 68.9, all six 71.5 -> 71.9; R@1
+fell 37.4 -> 36.4 (a wider context pulls the vector away from the statement, probably). Without
+the message before (the turn alone, or no context) 0-2 gave 72.4 and 71.6: the context earns its
+place."""
 
 
 def statement_context(before: Sequence[str | None], turn: str) -> str | None:
