@@ -120,9 +120,9 @@ place."""
 
 
 def statement_context(before: Sequence[str | None], turn: str) -> str | None:
-    """The context a statement from ``turn`` is stored with: the messages before the turn (the last
-    ``CONTEXT_MESSAGES`` of ``before``) and, when the turn is short with several sentences
-    (:func:`screenable`), the turn itself.
+    """The context a statement from ``turn`` is stored with: ``before`` (the messages before the
+    turn that :func:`drafts` passes, the last ``CONTEXT_MESSAGES``) and, when the turn is short with
+    several sentences (:func:`screenable`), the turn itself.
 
     Why the turn: a statement cut from a short turn often means nothing without the sentences the
     trigger left out ("It was tough, but I needed to do it for my biz." after "Hey Gina, I had to
@@ -132,7 +132,7 @@ def statement_context(before: Sequence[str | None], turn: str) -> str | None:
     stored as the memory. On LoCoMo conversations 0-2 the extracted mode's R@10 rose from 71.7 to
     75.9 (storing whole turns: 77.0). A long turn or one with line breaks is mostly pasted
     material, so its statements keep the messages before it alone."""
-    previous = "\n".join(b for b in before[-CONTEXT_MESSAGES:] if b) or None
+    previous = "\n".join(b for b in before if b) or None
     if not screenable(turn):
         return previous
     return f"{previous}\n{turn.strip()}" if previous else turn.strip()
