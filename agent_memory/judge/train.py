@@ -434,7 +434,7 @@ def train_change_model(embedder: Embedder, provider: str, out: Path = WEIGHTS, l
 
 
 def _fit_trigger(embedder: Embedder | None, data: Path, pair_rounds: Sequence[int],
-                 trigger_rounds: Sequence[int] = TRIGGER_ROUNDS) -> tuple[list[dict[str, Any]], Trained, Trained]:
+                 trigger_rounds: Sequence[int]) -> tuple[list[dict[str, Any]], Trained, Trained]:
     turns = corpus.load("turns", data, rounds=trigger_rounds).train
     langs = np.array([r["lang"] for r in turns])
     extra = statements(data, pair_rounds)
