@@ -55,7 +55,7 @@ typecheck: $(STAMP)
 	$(VENV)/bin/mypy agent_memory lambdas stacks app.py examples
 
 test: lint typecheck $(NODE_STAMP) $(LS_STAMP)
-	$(VENV)/bin/pytest -q -ra
+	$(VENV)/bin/pytest -q -ra --durations=30
 
 synth: $(STAMP) $(NODE_STAMP)
 	JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION=1 npx cdk synth

@@ -966,6 +966,10 @@ def bench(
         "--cold-start", help="Instead: only the Lambda handlers' cold starts (fresh interpreters, nothing "
                              "else running), the recall handler this many times; writes cold-start.json.",
         min=0)] = 0,
+    probe: Annotated[int, typer.Option(
+        help="Memories through each ingest probe (the judged one and the API's remember take at most 300 "
+             "and 200). Fewer make the ingest rates noisier; a result with another probe size is not "
+             "compared with the committed one.", min=10)] = 1000,
 ) -> None:
     """Speed: load synthetic memories, then time recall, search, ingest and remember (JSON + table)."""
     import uuid
@@ -1049,7 +1053,7 @@ def bench(
                 label = (f"{index}-{memories // 1000}k" + ("-seaweedfs" if store == "s3" and s3 == "seaweedfs" else "")
                          + "".join(f"-vs-{p}" for p in peer or ()))
                 result = b.run(memories, users, settings, advance, recall_queries=queries, label=label,
-                               peers=peer or (), compact=compact)
+                               peers=peer or (), compact=compact, probe=probe)
                 result["s3_server"] = (s3 if s3 == "seaweedfs" else "moto") if store == "s3" else None
     finally:
         for server in reversed(servers):

@@ -206,6 +206,8 @@ HANDLERS = ("api", "ingest", "tier", "selfcheck")
 """The Lambda handler modules (``lambdas.<name>``), each timed from a fresh interpreter."""
 COLD_START_RUNS = 3
 """Probes of the recall (api) handler's cold start per bench; the median one is reported."""
+INGEST_PROBE = 1000
+"""Memories per ingest probe (``run``'s ``probe``)."""
 
 
 def _handlers_root() -> str:
@@ -277,9 +279,16 @@ def cold_starts(settings: Settings, api_runs: int = COLD_START_RUNS,
 
 def run(n: int, users: int, settings: Settings, on_progress: Progress | None = None,
         recall_queries: int = 400, label: str = "", peers: Sequence[str] = (),
-        compact: bool = True, compaction_timeout_s: float = 600.0) -> dict[str, Any]:
+        compact: bool = True, compaction_timeout_s: float = 600.0, probe: int = INGEST_PROBE,
+        cold_start_runs: int = COLD_START_RUNS) -> dict[str, Any]:
     """Our figures; each of ``peers`` then loads the same memories and answers the same queries
-    (``peers.bench_columns``), under ``peers`` in the result with ratios to ours."""
+    (``peers.bench_columns``), under ``peers`` in the result with ratios to ours.
+
+    ``probe`` memories go through each ingest probe (the judged probe and the API's remember take
+    at most 300 and 200 of them). The probes cost the same whatever ``n`` is, so a small run
+    (the tests') is mostly probes unless it asks for fewer; fewer make the rates noisier, which is
+    why the default stays 1,000. ``cold_start_runs=0`` skips the handlers' cold starts (their
+    fields are then None)."""
     from agent_memory.service import Memory
 
     def tick(stage: str, k: int = 1) -> None:
@@ -304,7 +313,7 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
     # ingest worker path: originals already stored; read and indexed in SQS-sized batches, as
     # the ingest handler does (one message per memory, as the API sends them)
     staged = [m.stage(m.validate_remember(user_id=f"bench-ingest-{i % 50}", content=f"ingest probe {i}"))[0]
-              for i in range(1000)]
+              for i in range(probe)]
     jobs = [(o.user_id, [o.memory_id]) for o in staged]
     size = settings.ingest_batch_size
     t0 = time.perf_counter()
@@ -317,16 +326,16 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
     workers = settings.ingest_max_concurrency
     by_workers: dict[int, float] = {}
     for w in sorted({2, workers}):
-        probe = [m.stage(m.validate_remember(user_id=f"bench-ingest-{i % 50}", content=f"{w}-worker probe {i}"))[0]
-                 for i in range(1000)]
-        batches = [[(o.user_id, [o.memory_id]) for o in probe[i:i + size]] for i in range(0, len(probe), size)]
+        staged_w = [m.stage(m.validate_remember(user_id=f"bench-ingest-{i % 50}", content=f"{w}-worker probe {i}"))[0]
+                    for i in range(probe)]
+        batches = [[(o.user_id, [o.memory_id]) for o in staged_w[i:i + size]] for i in range(0, probe, size)]
         t0 = time.perf_counter()
         with ThreadPoolExecutor(w) as pool:
             list(pool.map(m.index_stored, batches))
-        by_workers[w] = round(len(probe) / (time.perf_counter() - t0), 1)
+        by_workers[w] = round(probe / (time.perf_counter() - t0), 1)
     # the same without reading the originals back (they are in hand): what the store's reads cost
     in_hand = [m.stage(m.validate_remember(user_id=f"bench-ingest-{i % 50}", content=f"in-hand probe {i}"))[0]
-               for i in range(1000)]
+               for i in range(probe)]
     t0 = time.perf_counter()
     for i in range(0, len(in_hand), size):
         m.index_originals(in_hand[i:i + size])
@@ -336,7 +345,7 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
     # nearest active ones (one Strong search each, statements embedded in one batch)
     # 300, not 1,000: on a Milvus server each Strong search waits for the server's time tick
     judged = [m.stage(m.validate_remember(user_id=f"bench-ingest-{i % 50}", content=f"judged probe {i}"))[0]
-              for i in range(300)]
+              for i in range(min(300, probe))]
     plain_settings = m.settings
     m.settings = plain_settings.model_copy(update={"deduplicate": True, "detect_changes": True})
     t0 = time.perf_counter()
@@ -348,7 +357,7 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
     def api_remember(i: int) -> None:
         m.stage(m.validate_remember(user_id=f"bench-api-{i % 20}", content=f"api probe {i}"))
 
-    stage_ms = [_timed(partial(api_remember, i)) for i in range(200)]
+    stage_ms = [_timed(partial(api_remember, i)) for i in range(min(200, probe))]
 
     qs = questions(recall_queries, users)
     for user, q in qs[:20]:  # warm caches
@@ -406,10 +415,10 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
     # The recall handler's start is a target (imports + model <= 1.0 s): probed after the servers
     # have gone quiet again (one probe right after the 8-caller recalls once read 1.76 s of imports
     # where a quiet machine gives 0.5-0.6), three times, the median run the figure.
-    settled_before_cold = _settle(servers) if servers else {}
-    starts = cold_starts(settings)
+    settled_before_cold = _settle(servers) if servers and cold_start_runs else {}
+    starts = cold_starts(settings, cold_start_runs) if cold_start_runs else {"api_runs": [], "handlers": None}
     api_runs, handlers = starts["api_runs"], starts["handlers"]
-    cold = handlers["api"]
+    cold = handlers["api"] if handlers else None
     m.index.drop()  # the collection is the bench's own; an external index keeps nothing
     m.close()
     ours: dict[str, Any] = {
@@ -419,7 +428,7 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
         "ingest_worker_memories_per_s": round(ingest_rate, 1), "ingest_batch_size": size,
         "ingest_concurrent_workers": workers, "ingest_concurrent_memories_per_s": by_workers[workers],
         "ingest_memories_per_s_by_workers": by_workers,
-        "ingest_worker_judged_probe": len(judged),
+        "ingest_worker_judged_probe": len(judged), "ingest_probe": probe,
         "ingest_without_store_reads_memories_per_s": round(index_only_rate, 1),
         "ingest_worker_judged_memories_per_s": round(judged_rate, 1),
         "remember_api_stage_ms": _pcts(stage_ms),
@@ -434,7 +443,8 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
         "recall_throughput_c8_per_s": round(len(c8) / (sum(c8) / 1000 / 8), 1),
         "index_search_ms": _pcts(search_ms), "servers_settled_before_recall": settled,
         "rss_peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-        "handler_init_s": cold["init_s"], "handler_cold_start": cold, "handler_cold_start_runs": api_runs,
+        "handler_init_s": cold["init_s"] if cold else None, "handler_cold_start": cold,
+        "handler_cold_start_runs": api_runs,
         "servers_settled_before_cold_start": settled_before_cold, "handlers_cold_start": handlers,
         "cpu_count": os.cpu_count(),
     }

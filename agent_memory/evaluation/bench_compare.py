@@ -22,7 +22,7 @@ HIGHER_IS_BETTER = ("bulk_load_memories_per_s", "ingest_worker_memories_per_s",
 LOWER_IS_BETTER = ("recall_ms_c1.p50", "recall_ms_c1.p95", "recall_ms_c8.p50", "recall_ms_c8.p95",
                    "index_search_ms.p50", "index_search_ms.p95", "remember_api_stage_ms.p50",
                    "remember_api_stage_ms.p95", "handler_cold_start.total_s", "rss_peak_mb")
-SAME_RUN = ("index", "memories", "users", "store", "s3_server")
+SAME_RUN = ("index", "memories", "users", "store", "s3_server", "ingest_probe")
 """Fields that must match for two results to be compared at all."""
 
 

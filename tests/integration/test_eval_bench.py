@@ -67,7 +67,7 @@ def test_locomo_dev_split_loads_in_place() -> None:
 
 def test_bench_runs_and_reports(tmp_path: Path) -> None:
     settings = bench.temp_settings(Settings(), None, "file", None, None)
-    result = bench.run(200, 5, settings, recall_queries=20, label="tiny")
+    result = bench.run(200, 5, settings, recall_queries=20, label="tiny", probe=200)
     assert result["memories"] == 200 and result["bulk_load_memories_per_s"] > 0
     # the same recalls timed before and after the compaction step (at once on an embedded index)
     assert result["compacted"] and result["compaction_wait_s"] == 0 and not result["compaction_timed_out"]
@@ -94,17 +94,30 @@ def test_bench_runs_and_reports(tmp_path: Path) -> None:
     assert (tmp_path / "bench.png").stat().st_size > 1000
 
 
+def test_bench_probe_size_and_no_cold_starts() -> None:
+    """A run asked for small probes and no handler starts does that, and says so in its result."""
+    settings = bench.temp_settings(Settings(), None, "file", None, None)
+    result = bench.run(50, 2, settings, recall_queries=5, label="tinier", probe=20, cold_start_runs=0)
+    assert result["ingest_probe"] == 20 and result["ingest_worker_judged_probe"] == 20
+    assert result["remember_api_stage_ms"]["n"] == 20 and result["ingest_worker_memories_per_s"] > 0
+    assert result["handler_cold_start"] is None and result["handler_cold_start_runs"] == []
+    assert result["handlers_cold_start"] is None and result["handler_init_s"] is None
+
+
 @pytest.mark.milvus_server
 def test_bench_on_a_milvus_server_measures_after_its_index_is_built(milvus_server: str) -> None:
     settings = bench.temp_settings(Settings(), milvus_server, "file", None, None)
     # without the compaction step: a small collection's compaction and the server's quiet after it
     # took 20-180 s here (test_wait_indexed_... covers compact() on the server)
-    result = bench.run(150, 4, settings, recall_queries=10, label="tiny-server", compact=False)
+    result = bench.run(150, 4, settings, recall_queries=10, label="tiny-server", compact=False, probe=100,
+                       cold_start_runs=1)
     assert result["index"] == "milvus-server" and result["index_build_wait_s"] >= 0
     assert result["compacted"] is False and result["compaction_wait_s"] == 0
     assert result["recall_ms_c1_before_compaction"]["n"] == result["recall_ms_c1"]["n"] == 10
     assert set(result["recall_phases_ms_c1"]) == {"embed", "gate", "search", "rank", "fetch", "log"}
     assert result["ingest_worker_judged_memories_per_s"] > 0
+    assert result["ingest_probe"] == 100 and result["ingest_worker_judged_probe"] == 100
+    assert len(result["handler_cold_start_runs"]) == 1
     cold = result["handler_cold_start"]
     assert min(cold.values()) > 0
     assert cold["total_s"] == pytest.approx(cold["import_s"] + cold["clients_s"] + cold["model_s"], abs=0.01)
@@ -166,11 +179,12 @@ def test_bench_command_against_seaweedfs_as_the_s3_server(tmp_path: Path) -> Non
     from agent_memory.cli import app
 
     out = CliRunner().invoke(app, ["bench", "-n", "120", "--users", "3", "--queries", "5", "--s3", "seaweedfs",
-                                   "--out", str(tmp_path)])
+                                   "--probe", "100", "--out", str(tmp_path)])
     assert out.exit_code == 0, out.output
     result = json.loads((tmp_path / "bench-lite-0k-seaweedfs.json").read_text())
     assert result["s3_server"] == "seaweedfs" and result["store"] == "s3"
     assert result["recall_ms_c1"]["p50"] > 0 and result["ingest_worker_memories_per_s"] > 0
+    assert result["ingest_probe"] == 100 and result["handler_cold_start"]["total_s"] > 0
     bad = CliRunner().invoke(app, ["bench", "-n", "10", "--s3", "minio", "--out", str(tmp_path)])
     assert bad.exit_code != 0 and "seaweedfs" in bad.output
 
