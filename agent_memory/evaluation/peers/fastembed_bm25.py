@@ -13,7 +13,11 @@ carries for English; the other languages' lists are left empty since mem0 asks f
 from __future__ import annotations
 
 import hashlib
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 REPO = "Qdrant/bm25"
 STOPWORDS = Path(__file__).parent / "data" / "english_stopwords.txt"
@@ -37,3 +41,27 @@ def build_cache(cache_dir: Path) -> Path:
         content = b"{}" if name == "config.json" else english if name == "english.txt" else b""
         (snapshot / name).write_bytes(content)
     return snapshot
+
+
+@contextmanager
+def _env(**values: str) -> Iterator[None]:
+    old = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def load_bm25_offline(store: Any, cache_dir: Path) -> None:
+    """Make mem0's Qdrant ``store`` load its BM25 encoder now, from the cache built under
+    ``cache_dir``. mem0 loads it lazily on the first insert and, when that fails, searches dense
+    only without a word, after fastembed has retried the hub for ~40 s; a failure here raises."""
+    cache = build_cache(cache_dir)
+    with _env(FASTEMBED_CACHE_PATH=str(cache.parents[2]), HF_HUB_OFFLINE="1"):
+        if store._get_bm25_encoder() is None:
+            raise RuntimeError("mem0's BM25 (fastembed Qdrant/bm25) did not load from the offline cache")

@@ -29,15 +29,13 @@ import logging
 import os
 import sys
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
 from agent_memory.embed.base import Embedder
-from agent_memory.evaluation.peers.fastembed_bm25 import build_cache
+from agent_memory.evaluation.peers.fastembed_bm25 import load_bm25_offline
 
 DEFAULT_THRESHOLD = 0.1
 """mem0's ``search`` default: candidates whose dense score is below it are dropped."""
@@ -56,20 +54,6 @@ class OurEmbeddings(Embeddings):
     def embed_query(self, text: str) -> list[float]:
         row: list[float] = self.embedder.embed_query(text).tolist()
         return row
-
-
-@contextmanager
-def _env(**values: str) -> Iterator[None]:
-    old = {k: os.environ.get(k) for k in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 def _import_mem0() -> Any:
@@ -114,11 +98,7 @@ class Mem0Peer:
         if dense_only:
             store._bm25_encoder = False  # mem0's own "fastembed unavailable" state: no sparse vectors
         else:
-            cache = build_cache(root / "fastembed_cache")
-            # mem0 loads the encoder lazily and, on failure, searches dense only without a word
-            with _env(FASTEMBED_CACHE_PATH=str(cache.parents[2]), HF_HUB_OFFLINE="1"):
-                if store._get_bm25_encoder() is None:
-                    raise RuntimeError("mem0's BM25 (fastembed Qdrant/bm25) did not load from the offline cache")
+            load_bm25_offline(store, root / "fastembed_cache")
 
     def add(self, user_id: str, texts: list[str]) -> list[str]:
         result = self.memory.add([{"role": "user", "content": t} for t in texts], user_id=user_id, infer=False)
