@@ -49,6 +49,9 @@ def test_runs_of_another_size_or_store_are_not_compared_and_missing_figures_are_
     committed = result()
     assert regressions(result(memories=100_000, ingest_worker_memories_per_s=1.0), committed) == []
     assert regressions(result(s3_server="seaweedfs", ingest_worker_memories_per_s=1.0), committed) == []
+    # probes of another size; a result from before the field existed probed with 1,000
+    assert regressions(result(ingest_probe=100, ingest_worker_memories_per_s=1.0), committed) == []
+    assert regressions(result(ingest_probe=1000, ingest_worker_memories_per_s=1.0), committed) != []
     older = {k: v for k, v in committed.items() if k != "recall_throughput_c8_per_s"}
     assert regressions(result(recall_throughput_c8_per_s=0.1), older) == []
     assert regressions(result(recall_throughput_c8_per_s=0), committed) == []  # not a figure
