@@ -41,6 +41,7 @@ from agent_memory.config import Settings
 from agent_memory.evaluation.synthetic import memories, questions
 from agent_memory.filters import MemoryFilter
 from agent_memory.lexical import doc_tokens
+from agent_memory.model import Original
 
 Progress = Callable[[str, int], None]
 
@@ -310,10 +311,14 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
 
     index_build_s = m.index.wait_indexed()  # measure the steady state, not a server still indexing
 
+    def staged_probe(name: str, count: int = probe) -> list[Original]:
+        """``count`` originals stored for 50 probe users, not yet indexed (what the API leaves)."""
+        return [m.stage(m.validate_remember(user_id=f"bench-ingest-{i % 50}", content=f"{name} probe {i}"))[0]
+                for i in range(count)]
+
     # ingest worker path: originals already stored; read and indexed in SQS-sized batches, as
     # the ingest handler does (one message per memory, as the API sends them)
-    staged = [m.stage(m.validate_remember(user_id=f"bench-ingest-{i % 50}", content=f"ingest probe {i}"))[0]
-              for i in range(probe)]
+    staged = staged_probe("ingest")
     jobs = [(o.user_id, [o.memory_id]) for o in staged]
     size = settings.ingest_batch_size
     t0 = time.perf_counter()
@@ -326,16 +331,14 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
     workers = settings.ingest_max_concurrency
     by_workers: dict[int, float] = {}
     for w in sorted({2, workers}):
-        staged_w = [m.stage(m.validate_remember(user_id=f"bench-ingest-{i % 50}", content=f"{w}-worker probe {i}"))[0]
-                    for i in range(probe)]
+        staged_w = staged_probe(f"{w}-worker")
         batches = [[(o.user_id, [o.memory_id]) for o in staged_w[i:i + size]] for i in range(0, probe, size)]
         t0 = time.perf_counter()
         with ThreadPoolExecutor(w) as pool:
             list(pool.map(m.index_stored, batches))
         by_workers[w] = round(probe / (time.perf_counter() - t0), 1)
     # the same without reading the originals back (they are in hand): what the store's reads cost
-    in_hand = [m.stage(m.validate_remember(user_id=f"bench-ingest-{i % 50}", content=f"in-hand probe {i}"))[0]
-               for i in range(probe)]
+    in_hand = staged_probe("in-hand")
     t0 = time.perf_counter()
     for i in range(0, len(in_hand), size):
         m.index_originals(in_hand[i:i + size])
@@ -344,8 +347,7 @@ def run(n: int, users: int, settings: Settings, on_progress: Progress | None = N
     # the default write path: the change detector compares each new memory with its user's
     # nearest active ones (one Strong search each, statements embedded in one batch)
     # 300, not 1,000: on a Milvus server each Strong search waits for the server's time tick
-    judged = [m.stage(m.validate_remember(user_id=f"bench-ingest-{i % 50}", content=f"judged probe {i}"))[0]
-              for i in range(min(300, probe))]
+    judged = staged_probe("judged", min(300, probe))
     plain_settings = m.settings
     m.settings = plain_settings.model_copy(update={"deduplicate": True, "detect_changes": True})
     t0 = time.perf_counter()

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_memory.evaluation.bench import INGEST_PROBE
+
 HIGHER_IS_BETTER = ("bulk_load_memories_per_s", "ingest_worker_memories_per_s",
                     "ingest_without_store_reads_memories_per_s", "ingest_worker_judged_memories_per_s",
                     "recall_throughput_c8_per_s")
@@ -24,7 +26,7 @@ LOWER_IS_BETTER = ("recall_ms_c1.p50", "recall_ms_c1.p95", "recall_ms_c8.p50", "
                    "remember_api_stage_ms.p95", "handler_cold_start.total_s", "rss_peak_mb")
 SAME_RUN = ("index", "memories", "users", "store", "s3_server", "ingest_probe")
 """Fields that must match for two results to be compared at all."""
-BEFORE_THE_FIELD = {"ingest_probe": 1000}
+BEFORE_THE_FIELD = {"ingest_probe": INGEST_PROBE}
 """What a result written before a SAME_RUN field existed had: every bench probed with 1,000."""
 
 
@@ -53,11 +55,8 @@ def figure(result: dict[str, Any], measure: str) -> float | None:
 def regressions(now: dict[str, Any], committed: dict[str, Any], factor: float = 2.0) -> list[Regression]:
     """Figures of ``now`` more than ``factor`` times worse than ``committed``; none when the two
     runs are not of the same index, size and store (or a figure is missing from either)."""
-    def field(result: dict[str, Any], key: str) -> Any:
-        return result.get(key, BEFORE_THE_FIELD.get(key))
-
-    if any(field(now, k) != field(committed, k) for k in SAME_RUN
-           if (k in now or k in BEFORE_THE_FIELD) and (k in committed or k in BEFORE_THE_FIELD)):
+    ours, theirs = BEFORE_THE_FIELD | now, BEFORE_THE_FIELD | committed
+    if any(ours.get(k) != theirs.get(k) for k in SAME_RUN if k in ours and k in theirs):
         return []
     found = []
     for measure in (*HIGHER_IS_BETTER, *LOWER_IS_BETTER):
