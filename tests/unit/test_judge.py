@@ -340,3 +340,19 @@ def test_conversation_rows_teach_the_change_model_but_do_not_set_its_threshold()
     x = pair_features("the user paints the coast", "yesterday I painted the lake near our house", None, None, 0.0)
     k = plain.model.classes.index("new_version")
     assert taught.model.proba(x[None, :])[0, k] < plain.model.proba(x[None, :])[0, k]
+
+
+def test_a_pairs_distractors_come_from_its_own_id_not_from_the_rows_before_it() -> None:
+    from agent_memory.evaluation.judge_eval import pair_distractors
+
+    profiles = [{"lang": lang, "memories": [{"text": f"{lang}-{p}-{i}"} for i in range(15)]}
+                for lang in ("en", "zh") for p in range(4)]
+    row = {"id": "en-pr1-0007", "lang": "en"}
+    first = pair_distractors(row, profiles, 8)
+    for other in ({"id": "zh-pr7a-0001", "lang": "zh"}, {"id": "en-pr7a-0002", "lang": "en"}):
+        pair_distractors(other, profiles, 8)  # another row drawn first must not move this one's draw
+    assert pair_distractors(row, profiles, 8) == first
+    assert len(first) == 8 and all(m["text"].startswith("en-") for m in first)
+    assert pair_distractors({"id": "en-pr1-0008", "lang": "en"}, profiles, 8) != first
+    assert pair_distractors(row, profiles, 30) and len(pair_distractors(row, profiles, 30)) == 12
+    assert pair_distractors(row, [], 8) == []
