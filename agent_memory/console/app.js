@@ -185,7 +185,8 @@ function judgement(original) {
   const lines = [];
   if (p.trigger) lines.push(`kept by ${p.decided_by || "rules"}: ${p.trigger}`);
   if (p.change) {
-    lines.push(`change: ${p.change.decision} of ${p.change.memory_id} (${p.change.decided_by}, score ${fmt(p.change.score, 2)})`);
+    const cut = p.change.threshold === undefined ? "" : ` >= ${fmt(p.change.threshold, 2)}`;
+    lines.push(`change: ${p.change.decision} of ${p.change.memory_id} (${p.change.decided_by}, score ${fmt(p.change.score, 2)}${cut})`);
   }
   return lines.length ? el("ul", { id: "judgement" }, lines.map((t) => el("li", {}, t))) : null;
 }

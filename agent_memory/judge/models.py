@@ -54,6 +54,9 @@ class ChangeVerdict:
     probs: dict[str, float]
     uncertain: bool
     decided_by: str = "change model"
+    threshold: float | None = None
+    """The cut ``label`` had to reach (None: unrelated, or a language model decided): kept with
+    the decision because ``Settings.change_threshold`` can move it."""
 
 
 @dataclass(frozen=True)
@@ -155,14 +158,18 @@ class Judge:
         return self.turns(texts, vectors)
 
     def change(self, existing: Sequence[str], new: str, existing_vectors: Sequence[Array | None],
-               new_vector: Array | None, similarities: Sequence[float]) -> list[ChangeVerdict]:
-        """For each existing memory, is ``new`` a new version of it, the same fact, or unrelated?"""
+               new_vector: Array | None, similarities: Sequence[float],
+               new_version_threshold: float | None = None) -> list[ChangeVerdict]:
+        """For each existing memory, is ``new`` a new version of it, the same fact, or unrelated?
+        ``new_version_threshold`` replaces the trained one (``Settings.change_threshold``)."""
         if not existing:
             return []
         x = np.vstack([pair_features(e, new, self._vec(v), self._vec(new_vector), s)
                        for e, v, s in zip(existing, existing_vectors, similarities, strict=True)])
         probs = self.pair.proba(x)
-        thresholds = self.pair.meta.get("thresholds", {})
+        thresholds = dict(self.pair.meta.get("thresholds", {}))
+        if new_version_threshold is not None:
+            thresholds["new_version"] = new_version_threshold
         lo, hi = self.pair.meta.get("band", [1.0, 1.0])
         out = []
         for old, row in zip(existing, probs, strict=True):
@@ -173,7 +180,8 @@ class Judge:
                 if p[cls] >= float(thresholds.get(cls, 0.5)) and p[cls] >= max(p[c] for c in candidates) - 1e-9:
                     label = cls
             best = max(p["duplicate"], p["new_version"])
-            out.append(ChangeVerdict(label, p[label], p, bool(lo <= best < hi)))
+            out.append(ChangeVerdict(label, p[label], p, bool(lo <= best < hi),
+                                     threshold=float(thresholds.get(label, 0.5)) if label != "unrelated" else None))
         return out
 
     def query(self, text: str, vector: Array | None) -> GateVerdict:

@@ -120,6 +120,19 @@ def test_console_timeline_recall_forget_versions_and_log(mirror: RunningMirror, 
     assert '"storage_key"' in text_of("#record") and "I now work at Globex" in text_of("#original")
     shot(browser, "5-memory")
 
+    with MemoryClient(mirror.url, key) as c:  # a version the change model found (no topic given)
+        c.remember(user, "I drive a 2014 Honda Civic")
+        [tesla] = c.remember(user, "sold the Civic last week, I drive a Tesla Model 3 now")
+        change = c.get(tesla, user_id=user)["original"]["provenance"]["change"]
+    assert change["decision"] == "new_version" and change["score"] >= change["threshold"]
+    browser.get(f"{mirror.url}/console/index.html#/u/{user}")
+    wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, f'tr[data-id="{tesla}"] td.content a'))
+    browser.find_element(By.CSS_SELECTOR, f'tr[data-id="{tesla}"] td.content a').click()
+    judged = text_of("#judgement")  # the decision, who made it, its score and the cut it passed
+    assert f"change: new_version of {change['memory_id']} (change model, score {change['score']:.2f} >= " \
+           f"{change['threshold']:.2f})" in judged
+    shot(browser, "5b-change")
+
     browser.get(f"{mirror.url}/console/index.html#/u/{user}/recalls")
     log = text_of("details.recall summary")
     assert "点餐时要注意什么" in log

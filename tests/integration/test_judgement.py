@@ -62,13 +62,48 @@ def test_a_change_of_mind_makes_a_version_chain_and_recall_returns_the_new_value
     assert memory.get(other, user_id="u2")["record"]["is_active"]
 
 
+def test_a_stricter_change_threshold_keeps_both_memories_and_a_looser_one_supersedes(
+        memory: Memory, tmp_path: Path, embedder: Embedder) -> None:
+    """``change_threshold`` replaces the trained cut: set just above the model's probability for a
+    change it finds by default, the old memory stays active and no chain is made; just below, the
+    real model calls it a new version again (both directions around the same probability)."""
+    old_text, new_text = "I work at Acme as a backend developer", "I left Acme last month, I'm at Globex now"
+    memory.remember("u8", content=old_text)
+    [new] = memory.remember("u8", content=new_text)
+    change = memory.get(new, user_id="u8")["original"]["provenance"]["change"]
+    p = change["probs"]["new_version"]
+    assert change["decision"] == "new_version" and p < 0.99
+    assert change["threshold"] == load_judge("usem3").pair.meta["thresholds"]["new_version"] <= p
+
+    strict = Memory(Settings(data_dir=tmp_path / "strict", consistency_level="Strong", change_threshold=p + 0.005),
+                    embedder=embedder)
+    try:
+        [kept] = strict.remember("u8", content=old_text)
+        [other] = strict.remember("u8", content=new_text)
+        assert strict.get(kept, user_id="u8")["record"]["is_active"]
+        assert strict.get(other, user_id="u8")["original"]["provenance"].get("change") is None
+        assert strict.get(kept, user_id="u8")["original"]["state"]["superseded_by"] is None
+    finally:
+        strict.close()
+
+    judge = load_judge("usem3")
+    va, vb = embedder.embed_documents([old_text, new_text])
+    def verdict(threshold: float | None) -> tuple[str, float]:
+        [v] = judge.change([old_text], new_text, [va], vb, [float(np.dot(va, vb))], threshold)
+        return v.label, v.probs["new_version"]
+    label, q = verdict(None)
+    assert label == "new_version"
+    assert verdict(q - 0.005)[0] == "new_version" and verdict(q + 0.005)[0] == "unrelated"
+
+
 def test_of_two_memories_the_model_calls_changed_the_nearest_is_superseded(memory: Memory,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """A statement that sounds like a change scores high against any memory; the one it is about
     is the nearest. Here the change model (a stand-in) is more sure about the farther memory."""
     from agent_memory.judge.models import ChangeVerdict
 
-    def change(existing: list[str], new: str, ev: object, nv: object, sims: list[float]) -> list[ChangeVerdict]:
+    def change(existing: list[str], new: str, ev: object, nv: object, sims: list[float],
+               threshold: float | None = None) -> list[ChangeVerdict]:
         return [ChangeVerdict("new_version", round(1.0 - s, 4), {"new_version": 1.0 - s}, False) for s in sims]
 
     [near] = memory.remember("u9", content="I live in Oslo, in a flat near the harbour")

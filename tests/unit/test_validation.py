@@ -86,3 +86,15 @@ def test_unknown_types_sources_and_extra_fields_are_refused() -> None:
         RecallRequest(user_id="u1", query="q", memory_types=['fact" or 1==1'])  # type: ignore[list-item]
     with pytest.raises(ValueError):
         RecallRequest(user_id="u1", query="q", surprise=1)  # type: ignore[call-arg]
+
+
+@pytest.mark.parametrize("value", [0.0, 1.0, 1.5, -0.2])
+def test_a_change_threshold_outside_zero_to_one_is_refused(value: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pydantic import ValidationError
+
+    from agent_memory.config import Settings
+
+    with pytest.raises(ValidationError, match="change_threshold"):
+        Settings(change_threshold=value)
+    monkeypatch.setenv("AGENT_MEMORY_CHANGE_THRESHOLD", "0.9")
+    assert Settings().change_threshold == 0.9
