@@ -167,9 +167,10 @@ class Judge:
         x = np.vstack([pair_features(e, new, self._vec(v), self._vec(new_vector), s)
                        for e, v, s in zip(existing, existing_vectors, similarities, strict=True)])
         probs = self.pair.proba(x)
-        thresholds = dict(self.pair.meta.get("thresholds", {}))
+        trained = self.pair.meta.get("thresholds", {})
+        cut = {cls: float(trained.get(cls, 0.5)) for cls in ("duplicate", "new_version")}
         if new_version_threshold is not None:
-            thresholds["new_version"] = new_version_threshold
+            cut["new_version"] = new_version_threshold
         lo, hi = self.pair.meta.get("band", [1.0, 1.0])
         out = []
         for old, row in zip(existing, probs, strict=True):
@@ -177,11 +178,10 @@ class Judge:
             label = "unrelated"
             candidates = ("duplicate", "new_version") if _same_numbers(old, new) else ("new_version",)
             for cls in candidates:  # a decision needs its own threshold, else unrelated
-                if p[cls] >= float(thresholds.get(cls, 0.5)) and p[cls] >= max(p[c] for c in candidates) - 1e-9:
+                if p[cls] >= cut[cls] and p[cls] >= max(p[c] for c in candidates) - 1e-9:
                     label = cls
             best = max(p["duplicate"], p["new_version"])
-            out.append(ChangeVerdict(label, p[label], p, bool(lo <= best < hi),
-                                     threshold=float(thresholds.get(label, 0.5)) if label != "unrelated" else None))
+            out.append(ChangeVerdict(label, p[label], p, bool(lo <= best < hi), threshold=cut.get(label)))
         return out
 
     def query(self, text: str, vector: Array | None) -> GateVerdict:
