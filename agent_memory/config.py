@@ -153,6 +153,12 @@ class Settings(BaseSettings):
     recall_gate: bool = True
     """Answer a recall with nothing when the query asks nothing personal (the query model), and
     record the decision and its score in the recall log."""
+    dietary_constraints: bool = True
+    """When recall answers a request that names food, up to two of the user's memories that state
+    a dietary restriction ("I'm pescatarian" for "quick dinner recipe for tonight") take the last
+    slots of ``top_k``, free ones first, else those of the lowest-scored memories; the best match
+    keeps its slot. On the held-out profiles it brought back 91 of 101 expected memories instead
+    of 89: see :mod:`agent_memory.dietary`. Also with a request's own ``min_score``."""
     recall_gate_second_look: bool = False
     """Let the gate decide again after the search, from the query model's score and the best
     match's similarity (:mod:`agent_memory.judge.answer`). Held out: it answers nothing to 0.84 of

@@ -25,6 +25,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
+from agent_memory import dietary
 from agent_memory.audit import RecallLog
 from agent_memory.conditions import Filters, as_filters
 from agent_memory.config import Settings
@@ -610,6 +611,8 @@ class Memory:
             look = self._second_look if s.recall_gate_second_look else self._override
             gate = look(gate, candidates)
         ranked = rank(candidates, now, params, top_k)
+        if s.dietary_constraints and (gate is None or gate["decision"] == "answer"):
+            ranked = dietary.make_room(ranked, query, top_k)
         if gate is not None and gate["decision"] == "nothing":
             ranked = [Ranked(r.hit, r.parts, False, "general_query") for r in ranked]
         t_rank = time.perf_counter()

@@ -292,3 +292,30 @@ def test_the_change_eval_reports_each_round_and_where_the_newest_value_ranks() -
     assert sum(b["pairs"] for b in out["by_round"].values()) == 6
     first, returned = out["all"]["new_version_chain_recalled_first"], out["all"]["new_version_chain_newest_returned"]
     assert first is not None and returned is not None and returned >= first  # first is the stricter of the two
+
+
+def test_a_dietary_restriction_comes_back_for_a_meal_request_that_does_not_name_it(tmp_path: Path,
+                                                                                  embedder: Embedder) -> None:
+    profile = ["I'm pescatarian", "I work three 12-hour night shifts a week", "We have two boys, Eli and Jonah",
+               "I can't stand horror movies", "I cook dinner for the boys most weeknights",
+               "I'm training for a half marathon in May", "I live in Madison, Wisconsin"]
+    for on in (True, False):
+        m = Memory(Settings(data_dir=tmp_path / str(on), consistency_level="Strong", dietary_constraints=on),
+                   embedder=embedder)
+        try:
+            for text in profile:
+                m.remember("u6", content=text)
+            m.remember("u7", content="I'm allergic to shellfish")  # another user's restriction never comes back
+            meal = m.recall("u6", "quick dinner recipe for tonight, 20 min max")
+            assert meal and len(meal) <= 5 and all(h.content != "I'm allergic to shellfish" for h in meal)
+            run = m.recall("u6", "how should I pace my long runs this month?")
+            assert all(h.content != "I'm pescatarian" for h in run)
+            [_, entry] = m.recalls("u6")
+            reasons = {c["summary"]: c["reason"] for c in entry["candidates"]}
+            if on:
+                assert "I'm pescatarian" in [h.content for h in meal]
+                assert reasons["I'm pescatarian"] == "dietary_constraint"
+            else:  # the similarity alone does not find it: what the setting is for
+                assert "I'm pescatarian" not in [h.content for h in meal]
+        finally:
+            m.close()
