@@ -330,6 +330,10 @@ class RecallHit(BaseModel):
     """The original is in an archive storage class and the index row does not hold its whole
     content: ``content`` is the index summary and a restore was requested; a later recall
     returns the full original."""
+    reason: str = "chosen"
+    """Why it is here: ``chosen`` (it passed the relevance floor and ranked in ``top_k``) or
+    ``dietary_constraint`` (a dietary restriction given a slot for a request that names food,
+    whatever its similarity: see :mod:`agent_memory.dietary`)."""
 
 
 class RecallResult(list[RecallHit]):

@@ -690,7 +690,7 @@ class Memory:
                 created_at=rec.created_at, memory_type=rec.memory_type, importance=rec.importance,
                 topic_id=rec.topic_id, source=rec.source, session_id=rec.session_id,
                 metadata=doc.get("metadata", {}), agent_id=rec.agent_id, run_id=rec.run_id,
-                expires_at=rec.expires_at, archived=archived and rec.content is None))
+                expires_at=rec.expires_at, archived=archived and rec.content is None, reason=r.reason))
         return hits
 
     def _gate(self, query: str, vector: Any) -> dict[str, Any]:

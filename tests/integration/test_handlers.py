@@ -93,6 +93,7 @@ def test_remember_queue_ingest_recall(stack: tuple[Settings, Queues, Any]) -> No
     status, body = call_api("POST", "/v1/recall", {"user_id": u, "query": "点餐时要注意什么"})
     assert [h["memory_id"] for h in body["memories"]] == [mid]
     assert body["memories"][0]["parts"]["similarity"] > 0 and "我对花生过敏" in body["context"]
+    assert body["memories"][0]["reason"] == "chosen"  # it matched on its own, not as a dietary constraint
     status, body = call_api("GET", f"/v1/memories/{mid}")
     assert status == 200 and body["original"]["content"] == "我对花生过敏"
     status, body = call_api("DELETE", f"/v1/memories/{mid}", query={"user_id": u})

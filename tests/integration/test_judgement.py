@@ -313,7 +313,8 @@ def test_a_dietary_restriction_comes_back_for_a_meal_request_that_does_not_name_
             [_, entry] = m.recalls("u6")
             reasons = {c["summary"]: c["reason"] for c in entry["candidates"]}
             if on:
-                assert "I'm pescatarian" in [h.content for h in meal]
+                assert [h.reason for h in meal if h.content == "I'm pescatarian"] == ["dietary_constraint"]
+                assert all(h.reason == "chosen" for h in run)
                 assert reasons["I'm pescatarian"] == "dietary_constraint"
             else:  # the similarity alone does not find it: what the setting is for
                 assert "I'm pescatarian" not in [h.content for h in meal]
