@@ -64,7 +64,9 @@ def make_room(ranked: Sequence[Ranked], query: str, top_k: int, *, at_most: int 
     else the slot of the lowest-scored chosen memory that is not one; the best match always keeps
     its slot (so ``top_k=1`` is never changed). Unchanged otherwise.
     ``ranked`` holds active memories of this user only (the recall filter and
-    :func:`agent_memory.ranking.carry_versions` saw to that)."""
+    :func:`agent_memory.ranking.carry_versions` saw to that), the ``candidate_limit`` (100) best
+    by relevance: in a store larger than that, a restriction that does not make the candidates is
+    not seen. Word lists, so they also fire on an idiom ("吃力", "菜鸟"): the cost is a slot."""
     chosen = [r for r in ranked if r.chosen]
     if not chosen or not names_food(query):
         return list(ranked)

@@ -1,5 +1,5 @@
-"""The dietary-constraint fill: which requests and memories it reads, and that it only takes free
-slots, after the chosen memories."""
+"""Dietary constraints in recall: which requests and memories the word lists read, and which slots
+a restriction takes (a free one, else the lowest chosen memory's; never the best match's)."""
 
 from datetime import UTC, datetime
 
