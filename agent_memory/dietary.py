@@ -70,20 +70,18 @@ def make_room(ranked: Sequence[Ranked], query: str, top_k: int, *, at_most: int 
     chosen = [r for r in ranked if r.chosen]
     if not chosen or not names_food(query):
         return list(ranked)
-    already = sum(_restriction(r) for r in chosen)
-    adds = [r for r in ranked if not r.chosen and _restriction(r)][:max(0, min(at_most, top_k - 1) - already)]
+    restrictions = {id(r) for r in ranked if states_restriction(r.hit.record.summary)}  # each summary read once
+    already = sum(id(r) in restrictions for r in chosen)
+    adds = [r for r in ranked if not r.chosen and id(r) in restrictions][:max(0, min(at_most, top_k - 1) - already)]
     if not adds:
         return list(ranked)
-    keep = list(chosen)
-    dropped: list[Ranked] = []
-    while len(keep) + len(adds) > top_k:  # a memory that is not a restriction is left: see the cap above
-        lowest = max(i for i, r in enumerate(keep) if not _restriction(r))
-        dropped.append(Ranked(keep[lowest].hit, keep[lowest].parts, False, "beyond_top_k"))
-        del keep[lowest]
+    # the lowest-scored chosen memories that are not restrictions give up their slots; the cap on
+    # ``adds`` leaves enough of them, the best match among them
+    overflow = max(0, len(chosen) + len(adds) - top_k)
+    others = [r for r in chosen if id(r) not in restrictions]
+    out_ids = {id(r) for r in others[len(others) - overflow:]}
+    keep = [r for r in chosen if id(r) not in out_ids]
+    dropped = [Ranked(r.hit, r.parts, False, "beyond_top_k") for r in chosen if id(r) in out_ids]
     taken = {id(r) for r in adds}
     rest = [r for r in ranked if not r.chosen and id(r) not in taken]
     return keep + [Ranked(r.hit, r.parts, True, REASON) for r in adds] + dropped + rest
-
-
-def _restriction(r: Ranked) -> bool:
-    return states_restriction(r.hit.record.summary)
