@@ -43,6 +43,7 @@ from agent_memory.index import VectorIndex, open_index
 from agent_memory.index.base import SearchHit
 from agent_memory.judge import Judge, load_judge
 from agent_memory.judge.answer import MAX_CHARS as ANSWER_MAX_CHARS
+from agent_memory.judge.frames import plain_change
 from agent_memory.judge.models import ChangeVerdict, TurnVerdict
 from agent_memory.lexical import bm25_scores, doc_tokens, normalized
 from agent_memory.llm import LLM
@@ -350,6 +351,8 @@ class Memory:
             return out
         verdicts = self._change_verdicts([(o.said(), hits) for _, o, hits in pending])
         for (i, o, hits), found in zip(pending, verdicts, strict=True):
+            if s.change_rules and all(v.label != "new_version" for v in found):
+                found = _plain_change(o.said(), hits, found)
             dup = [(v, h) for v, h in zip(found, hits, strict=True) if v.label == "duplicate"]
             new = [(v, h) for v, h in zip(found, hits, strict=True) if v.label == "new_version"]
             if dup and s.deduplicate:
@@ -1014,6 +1017,21 @@ def _keywords_only(query: str) -> bool:
     cjk = re.findall(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]", q)
     words = re.findall(r"[^\W\d_]+|\d+", re.sub(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]", " ", q))
     return (len(words) <= 3 and not cjk) or (not words and len(cjk) <= 6)
+
+
+def _plain_change(said: str, hits: list[SearchHit], found: list[ChangeVerdict]) -> list[ChangeVerdict]:
+    """Where the change model found no new version, the nearest memory that a plain change's shape
+    ties to the statement (:func:`agent_memory.judge.frames.plain_change`) becomes one; the model's
+    probabilities are kept beside the rule's name."""
+    out = list(found)
+    for k in sorted(range(len(hits)), key=lambda k: -hits[k].similarity):
+        rule = plain_change(hits[k].record.summary, said)
+        if rule is not None:
+            v = found[k]
+            out[k] = ChangeVerdict("new_version", v.probs.get("new_version", 0.0), v.probs, False,
+                                   decided_by=f"rule: {rule}")
+            break
+    return out
 
 
 def _change_record(v: ChangeVerdict, old: IndexRecord) -> dict[str, Any]:

@@ -320,3 +320,31 @@ def test_a_dietary_restriction_comes_back_for_a_meal_request_that_does_not_name_
                 assert "I'm pescatarian" not in [h.content for h in meal]
         finally:
             m.close()
+
+
+def test_a_plain_move_or_new_job_makes_a_version_chain(tmp_path: Path, embedder: Embedder) -> None:
+    """The plain changes the change model misses alone ("I just moved to Berlin" names only the new
+    value) become versions through the rules of :mod:`agent_memory.judge.frames`; an addition to an
+    attribute with several values does not."""
+    for on in (True, False):
+        m = Memory(Settings(data_dir=tmp_path / str(on), consistency_level="Strong", change_rules=on),
+                   embedder=embedder)
+        try:
+            [home] = m.remember("u8", content="I live in Lisbon")
+            [job] = m.remember("u8", content="我在腾讯工作")
+            [allergy] = m.remember("u8", content="I'm allergic to peanuts")
+            [moved] = m.remember("u8", content="I just moved to Berlin")
+            [switched] = m.remember("u8", content="我跳槽去字节了")
+            [more] = m.remember("u8", content="I'm allergic to cats")
+            old_home, old_job = (m.get(i, user_id="u8")["original"] for i in (home, job))
+            assert m.get(allergy, user_id="u8")["original"]["state"]["superseded_by"] is None
+            assert m.get(more, user_id="u8")["original"]["state"]["is_active"]
+            if on:
+                assert old_home["state"]["superseded_by"] == moved and old_job["state"]["superseded_by"] == switched
+                change = m.get(moved, user_id="u8")["original"]["provenance"]["change"]
+                assert change["decision"] == "new_version" and change["decided_by"] == "rule: residence frame"
+                assert [h.memory_id for h in m.recall("u8", "where do I live these days?")][:1] == [moved]
+            else:  # the model alone keeps both homes active: what the rules are for
+                assert old_home["state"]["superseded_by"] is None and old_job["state"]["superseded_by"] is None
+        finally:
+            m.close()
