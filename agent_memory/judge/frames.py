@@ -16,8 +16,10 @@ lovely" is a new version at 0.86). The plain way a new user says it is missed: "
   now".
 
 Neither fires when a statement names someone else (the span, for :func:`same_frame`) or the new one
-adds rather than replaces ("also", "也"). They are counted and chosen in the README ("Two shapes
-of a plain change, as rules").
+adds rather than replaces ("also", "也"). They run only with ``Settings.change_rules`` (off by
+default): on the held-out pairs they found 9 more of 479 new versions and superseded 2 more of 339
+unrelated memories, over the bound their rule was written with (README, "Two shapes of a plain
+change, as rules").
 """
 
 from __future__ import annotations
