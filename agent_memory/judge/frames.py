@@ -81,10 +81,11 @@ _CHANGE_EN = frozenset({"now", "currently", "nowadays", "anymore", "actually", "
 _CHANGE_ZH = ("现在", "目前", "已经", "改成", "了")
 _PUNCT_ZH = re.compile(r"[，。！？、,.!?~…\s]")
 # a person in the differing span: "My mum takes amlodipine" -> "My dad takes amlodipine" is another
-# person's fact, not a new value (features._OTHER needs "my " before the word)
+# person's fact, not a new value (features._OTHER, checked beside it, needs "my " before these words
+# and already holds the bare pronouns but "they")
 _PERSON = re.compile(r"\b(?:mum|mom|mother|dad|father|wife|husband|partner|son|daughter|kids?|brother|sister|"
                      r"friend|boss|manager|coworker|colleague|roommate|boyfriend|girlfriend|grandma|grandpa|aunt|"
-                     r"uncle|cousin|neighbou?r|he|she|his|her|they|their)\b")
+                     r"uncle|cousin|neighbou?r|they)\b")
 # attributes a person holds several values of ("allergic to peanuts", "...to cats"): a second value
 # is an addition unless the new statement says it replaces ("now", "现在", "换")
 _MULTI = re.compile(r"\b(?:allergic|allergy|allergies|like|likes|love|loves|enjoy|enjoys|speak|speaks|play|plays|"
