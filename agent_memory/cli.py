@@ -545,6 +545,8 @@ def _eval_judge(out: Path, data: Path) -> None:
             for lang in ("all", "en", "zh")],
             ("lang", "pairs", "new version detected", "+ newest returned (top 5)", "+ newest first",
              "unrelated superseded", "duplicate found", "hard unrelated changed", "confusion"))
+        console.print("chained new versions not recalled first, why: " + ", ".join(
+            f"{k} {v}" for k, v in c["all"].get("chained_not_first", {}).items()))
         console.print("per writing round (new version detected / + newest first / unrelated superseded): " + "; ".join(
             f"{n}: {b['new_version_detected']} / {b['new_version_chain_recalled_first']} / "
             f"{b['unrelated_wrongly_superseded']}" for n, b in c.get("by_round", {}).items()))

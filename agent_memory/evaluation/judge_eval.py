@@ -202,6 +202,7 @@ def changes(settings: Settings | None = None, on_progress: Progress | None = Non
                     row["recall_first"] = ranked[:1] == [new]
                     row["newest_back_before_stale"] = new in ranked and (
                         old not in ranked or ranked.index(new) < ranked.index(old))
+                    row["recall_miss"] = _recall_miss(ranked, new, old)
                 results.append(row)
                 if on_progress:
                     on_progress("changes", 1)
@@ -212,6 +213,17 @@ def changes(settings: Settings | None = None, on_progress: Progress | None = Non
                                       for sub in [[r for r in results if rounds[r["id"]] == n]]}
         m.close()
     return out
+
+
+def _recall_miss(ranked: list[str], new: str, old: str) -> str | None:
+    """Why the newest value of a chain is not recall's first hit (None when it is)."""
+    if ranked[:1] == [new]:
+        return None
+    if not ranked:
+        return "nothing_returned"
+    if old in ranked and (new not in ranked or ranked.index(old) < ranked.index(new)):
+        return "stale_value_ahead"
+    return "behind_another_memory" if new in ranked else "not_in_top_5"
 
 
 def _change_scores(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -229,6 +241,10 @@ def _change_scores(rows: list[dict[str, Any]]) -> dict[str, Any]:
             # headline above also asks it to be the first hit, which depends on the query's wording
             "new_version_chain_newest_returned": _pct(r["got"] == "new_version" and bool(r.get("chain_ok"))
                                                       and bool(r.get("newest_back_before_stale")) for r in nv),
+            # why a chained new version was not the first hit: recall answered with nothing (the
+            # gate or the floor), the newest value came back behind another memory, or not at all
+            "chained_not_first": dict(sorted(Counter(r["recall_miss"] for r in nv if r["got"] == "new_version"
+                                                     and r.get("chain_ok") and r.get("recall_miss")).items())),
             "unrelated_wrongly_superseded": _pct(r["got"] == "new_version" for r in un),
             # the pairs' own "unrelated" label is one memory; the user's other memories (the profile
             # stored before the pair) are unrelated too, and a change taken for one of them hides it

