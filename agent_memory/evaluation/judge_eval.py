@@ -199,10 +199,11 @@ def changes(settings: Settings | None = None, on_progress: Progress | None = Non
                     # the default recall, gate included
                     ranked = [h.memory_id for h in m.recall(user, r["query"], top_k=5)]
                     row["chain_ok"] = chain[-2:] == [old, new]
-                    row["recall_first"] = ranked[:1] == [new]
-                    row["newest_back_before_stale"] = new in ranked and (
-                        old not in ranked or ranked.index(new) < ranked.index(old))
-                    row["recall_miss"] = _recall_miss(ranked, new, old)
+                    miss = _recall_miss(ranked, new, old)
+                    row["recall_miss"] = miss
+                    row["recall_first"] = miss is None
+                    # returned in the top 5 and never behind the stale value
+                    row["newest_back_before_stale"] = miss in (None, "behind_another_memory")
                 results.append(row)
                 if on_progress:
                     on_progress("changes", 1)
