@@ -199,11 +199,7 @@ def changes(settings: Settings | None = None, on_progress: Progress | None = Non
                     # the default recall, gate included
                     ranked = [h.memory_id for h in m.recall(user, r["query"], top_k=5)]
                     row["chain_ok"] = chain[-2:] == [old, new]
-                    miss = _recall_miss(ranked, new, old)
-                    row["recall_miss"] = miss
-                    row["recall_first"] = miss is None
-                    # returned in the top 5 and never behind the stale value
-                    row["newest_back_before_stale"] = miss in (None, "behind_another_memory")
+                    row["recall_miss"] = _recall_miss(ranked, new, old)
                 results.append(row)
                 if on_progress:
                     on_progress("changes", 1)
@@ -233,19 +229,22 @@ def _change_scores(rows: list[dict[str, Any]]) -> dict[str, Any]:
         un = [r for r in sub if r["label"] == "unrelated"]
         du = [r for r in sub if r["label"] == "duplicate"]
         confusion = Counter(f"{r['label']}->{r['got']}" for r in sub)
+
+        def chained(r: dict[str, Any]) -> bool:  # a version chain made, and its query asked of recall
+            return r["got"] == "new_version" and bool(r.get("chain_ok"))
+
         return {
             "pairs": len(sub),
-            "new_version_chain_recalled_first": _pct(r["got"] == "new_version" and bool(r.get("chain_ok"))
-                                                     and bool(r.get("recall_first")) for r in nv),
+            "new_version_chain_recalled_first": _pct(chained(r) and r["recall_miss"] is None for r in nv),
             "new_version_detected": _pct(r["got"] == "new_version" for r in nv),
             # the chain made and its newest value returned (top 5), never behind the stale one; the
             # headline above also asks it to be the first hit, which depends on the query's wording
-            "new_version_chain_newest_returned": _pct(r["got"] == "new_version" and bool(r.get("chain_ok"))
-                                                      and bool(r.get("newest_back_before_stale")) for r in nv),
+            "new_version_chain_newest_returned": _pct(chained(r) and r["recall_miss"] in (None, "behind_another_memory")
+                                                      for r in nv),
             # why a chained new version was not the first hit: recall answered with nothing (the
             # gate or the floor), the newest value came back behind another memory, or not at all
-            "chained_not_first": dict(sorted(Counter(r["recall_miss"] for r in nv if r["got"] == "new_version"
-                                                     and r.get("chain_ok") and r.get("recall_miss")).items())),
+            "chained_not_first": dict(sorted(Counter(r["recall_miss"] for r in nv
+                                                     if chained(r) and r["recall_miss"]).items())),
             "unrelated_wrongly_superseded": _pct(r["got"] == "new_version" for r in un),
             # the pairs' own "unrelated" label is one memory; the user's other memories (the profile
             # stored before the pair) are unrelated too, and a change taken for one of them hides it
