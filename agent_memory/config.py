@@ -233,7 +233,13 @@ class Settings(BaseSettings):
     R@10 74.3 -> 75.2 at 0.5 (0.3-0.6 all within 0.7 of each other); three turns away lowered it."""
     lexical_min: float = Field(0.5, ge=0, le=1)
     """A hit whose similarity is under ``min_score`` still passes when its lexical match is at least
-    this share of the best lexical match."""
+    this share of the best lexical match (in a small store, see ``small_store``, blended with the
+    share of the query's word weight it matches)."""
+    small_store: int = Field(100, ge=0, le=100_000)
+    """Below this many memories (of those recall may return) recall blends absolute scales into
+    the relative ones: the share of the query's words a memory matches beside BM25 over the best
+    match, the similarity itself beside its min-max over the candidates (see
+    agent_memory.lexical.relative_weight). 0: relative scales always."""
     lexical_max_docs: int = Field(2000, ge=0, le=16_000)
     time_boost: float = Field(1.0, ge=0, le=5)
     """Relevance gain for memories created in a time window the query names ("on 16 November

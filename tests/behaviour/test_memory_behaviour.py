@@ -157,6 +157,26 @@ def test_recall_log_records_candidates_and_choice(memory: Memory) -> None:
     assert {"similarity", "decay", "importance_weight", "type_weight", "score", "reason"} <= cand.keys()
 
 
+def test_one_common_word_is_not_a_full_word_match_in_a_small_store(memory: Memory) -> None:
+    """With four memories BM25's idf cannot tell "get" from a rare word: scaled to the best match,
+    "I get up at 5am" was the full lexical match for a question about notes and came first. Under
+    ``small_store`` memories it counts for the share of the question it matches."""
+    u = new_user()
+    ids = {text: mid for text in ("I get up at 5am for my shift", "I write everything in Notion",
+                                  "I have a sister in Leeds", "My dog is a beagle called Pip")
+           for [mid] in [memory.remember(user_id=u, content=text)]}
+    query = "how do I get a share link for a page in my notes app?"
+    first = memory.recall(user_id=u, query=query, min_score=-1, gate=False)[0]
+    assert first.memory_id == ids["I write everything in Notion"]
+    base = memory.settings
+    try:
+        memory.settings = base.model_copy(update={"small_store": 0})  # relative scales only, as before
+        assert memory.recall(user_id=u, query=query, min_score=-1, gate=False)[0].memory_id == ids[
+            "I get up at 5am for my shift"]
+    finally:
+        memory.settings = base
+
+
 def test_a_date_in_the_question_favours_memories_from_then(memory: Memory) -> None:
     u = new_user()
     [march] = memory.remember(user_id=u, content="I went hiking in the mountains with my brother", session_id="s1",

@@ -1,9 +1,18 @@
 from datetime import UTC, datetime, timedelta
 
+import numpy as np
 import pytest
 
 from agent_memory.index.base import SearchHit
-from agent_memory.lexical import _stem, bm25_scores, doc_tokens, normalized, tokenize
+from agent_memory.lexical import (
+    _stem,
+    bm25_scores,
+    doc_tokens,
+    lexical_relevance,
+    normalized,
+    relative_weight,
+    tokenize,
+)
 from agent_memory.model import IndexRecord
 from agent_memory.ranking import RankingParams, fuse, rank
 
@@ -34,6 +43,48 @@ def test_bm25_prefers_rarer_and_matching_terms() -> None:
     assert bm25_scores("", docs).sum() == 0 and bm25_scores("x", []).size == 0
     zh = bm25_scores("花生过敏", ["我对花生过敏", "我喜欢喝拿铁"])
     assert zh[0] > 0 and zh[1] == 0
+
+
+def test_query_scale_is_the_share_of_the_query_matched() -> None:
+    """Scaled to the best match, one shared common word is a full match when nothing else shares
+    a word ("I get seasick" for "how do I get a share link for a folder in my cloud storage?");
+    scaled to the query's ceiling it is the small share of the query it is."""
+    docs = ["I get seasick really badly", "Migrated from dropbox to google drive", "my cat is called Miso"]
+    q = "how do I get a share link for a folder in my cloud storage?"
+    assert normalized(bm25_scores(q, docs))[0] == pytest.approx(1.0)
+    share = bm25_scores(q, docs, scale="query")
+    assert 0 < share[0] < 0.3 and share[1] == share[2] == 0
+    full = bm25_scores("cloud storage", ["my cloud storage is full", "cloud", "I like tea"], scale="query")
+    assert full[0] == pytest.approx(1.0, abs=0.25) and full[0] > full[1] > full[2] == 0
+    assert (full <= 1.0).all()
+
+
+def test_a_small_store_blends_in_the_share_of_the_query_matched() -> None:
+    """A handful of memories cannot say which words are common: there the query's own ceiling
+    scales BM25 too; from ``small_store`` memories up only the best match does, as before."""
+    q = "how do I get a share link for a folder in my cloud storage?"
+    small = [doc_tokens(t) for t in ["I get seasick really badly", "I have two cats", "I live in Porto"]]
+    best = lexical_relevance(q, small, small, small_store=0)
+    share = bm25_scores(q, small, scale="query")
+    blended = lexical_relevance(q, small, small, small_store=100)
+    assert best[0] == pytest.approx(1.0) and share[0] < 0.3
+    w = relative_weight(3, 100)
+    assert w == pytest.approx(0.03) and relative_weight(500, 100) == 1.0 and relative_weight(3, 0) == 1.0
+    assert blended[0] == pytest.approx(w * best[0] + (1 - w) * share[0])
+    large = small + [doc_tokens(f"note number {i} about the garden") for i in range(100)]
+    np.testing.assert_allclose(lexical_relevance(q, large, large, 100), lexical_relevance(q, large, large, 0))
+
+
+def test_a_small_store_blends_in_the_similarity_itself() -> None:
+    """Min-max over two memories at 0.345 and 0.333 makes them 1 and 0, and a time boost (x2) on
+    the second multiplies nothing; the similarity itself keeps them close."""
+    corpus = [rec("march", "s1", 0), rec("june", "s2", 0)]
+    dense = [SearchHit(corpus[1], 0.345), SearchHit(corpus[0], 0.333)]
+    relative = {c.record.id: c.relevance for c in fuse(dense, corpus, [0.0, 0.0], RankingParams(0.0), limit=5)}
+    assert relative["march"] == 0.0 and relative["june"] > 0
+    small = {c.record.id: c.relevance
+             for c in fuse(dense, corpus, [0.0, 0.0], RankingParams(0.0, small_store=100), limit=5)}
+    assert small["march"] > 0.3 * small["june"] > 0
 
 
 def rec(mid: str, session: str, minute: int) -> IndexRecord:
