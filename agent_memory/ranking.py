@@ -55,7 +55,7 @@ class RankingParams:
     windows: tuple[TimeWindow, ...] = ()
     """The time windows the query names (none for most queries)."""
     small_store: int = 0
-    """Below this many memories the similarity itself is blended into its min-max scale (see
+    """Below this many memories the similarity over the best is blended into its min-max scale (see
     :func:`agent_memory.lexical.relative_weight`); 0 here keeps a hand-built RankingParams relative."""
 
     @classmethod
