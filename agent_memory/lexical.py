@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 from itertools import pairwise
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -71,7 +72,8 @@ def doc_tokens(text: str) -> tuple[str, ...]:
     return tuple(tokenize(text))
 
 
-def bm25_scores(query: str, docs: Sequence[str | tuple[str, ...]], scale: str = "raw") -> npt.NDArray[np.float64]:
+def bm25_scores(query: str, docs: Sequence[str | tuple[str, ...]],
+                scale: Literal["raw", "query"] = "raw") -> npt.NDArray[np.float64]:
     """Okapi BM25 of ``query`` against each document (0 where nothing matches); a document is a
     text or its :func:`doc_tokens`.
 
