@@ -315,7 +315,7 @@ def reindex(
     with Progress(TextColumn("reindex"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err_console) as bar:
         task = bar.add_task("reindex", total=len(originals.keys))
-        report = run(originals, originals.key_of, embedder, target, missing_only=missing,
+        report = run(originals, originals.key_of, embedder, target, missing_only=missing, blend=s.context_blend,
                      on_progress=lambda n: bar.advance(task, n))
     archived = originals.archived
     console.print(f"indexed {report.indexed}, already present {report.skipped}, cold tier {report.cold}, "
@@ -576,6 +576,9 @@ def _eval_gate(out: Path) -> None:
     with Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(), console=err_console) as bar:
         task = bar.add_task("recall gate (default, second look, none)", total=None)
         result = judge_eval.recall_gate(on_progress=lambda stage, n: bar.advance(task, n))
+        told = bar.add_task("the same profiles told in conversations (default, context_blend)", total=None)
+        result["conversations"] = judge_eval.recall_in_conversations(
+            on_progress=lambda stage, n: bar.advance(told, n))
     for split in judge_eval.SPLITS:
         r = result[split]
         label = "HELD-OUT" if split == "heldout" else "training split (upper bound)"
@@ -590,6 +593,15 @@ def _eval_gate(out: Path) -> None:
         console.print("query model accuracy: " + ", ".join(
             f"{k} {v}" for k, v in r["query_model_accuracy"].items() if k.count("/") == 1 and k.endswith(
                 ("/all", "/en", "/zh"))))
+    for split in judge_eval.SPLITS:
+        c = result["conversations"][split]
+        label = "HELD-OUT" if split == "heldout" else "training split (upper bound)"
+        keys = ("personal_expected_back", "personal_expected_back/en", "personal_expected_back/zh",
+                "expected_memory_stored", "general_answered_nothing", "general_answered_nothing/en",
+                "general_answered_nothing/zh")
+        _table(f"the profiles told in conversations (after 0-3 noise turns each), {label}",
+               [(k, str(c["default"].get(k)), str(c["context_blend"].get(k))) for k in keys],
+               ("measure", "default", "context_blend (opt-in)"))
     out.mkdir(parents=True, exist_ok=True)
     (out / "recall_gate.json").write_text(json.dumps(result, indent=2, ensure_ascii=False))
     console.print(f"wrote {out / 'recall_gate.json'}")

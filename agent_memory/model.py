@@ -206,14 +206,27 @@ class MemoryState(BaseModel):
 class Original(BaseModel):
     """The full original as stored at ``memories/{user_id}/{memory_id}.json``: the source of truth."""
 
-    def embedding_text(self) -> str:
-        """What the vector represents: the statement in its conversational context. For a statement
-        the pipeline extracted, the user's own words ("我对花生过敏") rather than the third-person
-        rewrite ("用户对花生过敏"): questions are asked in the user's words, and the rewrite's
-        subject pulls the vector away from them (similarity to "点餐时要注意什么" 0.27 vs 0.15)."""
+    def embedding_texts(self) -> tuple[str, ...]:
+        """What the vector represents (see :func:`agent_memory.embed.memories.memory_vectors`): the statement
+        in its conversational context. For a statement the pipeline extracted, the user's own words
+        ("我对花生过敏") rather than the third-person rewrite ("用户对花生过敏"): questions are asked
+        in the user's words, and the rewrite's subject pulls the vector away from them (similarity
+        to "点餐时要注意什么" 0.27 vs 0.15).
+
+        A statement the pipeline cut from ``messages`` has a context the service chose (the messages
+        before its turn), which may be about something else entirely: in an assistant chat "also we
+        adopted a rescue greyhound called Pixel" after a job update and a request to summarise an
+        article is 0.13 similar to "what's my dog's name?" with that context and 0.32 without. Such
+        a statement names its words alone as a second text, which the ``context_blend`` setting
+        (opt-in) adds to its vector. A context the caller passed with ``content`` is taken as given:
+        one text."""
         text = str(self.provenance.get("said_part") or self.summary)
         ctx = (self.context or "")[-CONTEXT_INDEX_CHARS:]
-        return f"{ctx}\n{text}" if ctx else text
+        if not ctx:
+            return (text,)
+        if self.provenance.get("kind") == "message":
+            return (f"{ctx}\n{text}", text)
+        return (f"{ctx}\n{text}",)
 
     def said(self) -> str:
         """The statement in the user's words, else its summary: what the change model compares

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, TypeVar
 
-from agent_memory.embed import Embedder
+from agent_memory.embed import Embedder, memory_vectors
 from agent_memory.errors import ArchivedError
 from agent_memory.index import VectorIndex
 from agent_memory.model import IndexRecord, Original
@@ -63,13 +63,14 @@ class ReindexReport:
 
 def reindex(originals: Iterable[Original], storage_key: Callable[[Original], str],
             embedder: Embedder, target: VectorIndex, *, fresh: bool = True,
-            missing_only: bool = False, batch_size: int = 128,
+            missing_only: bool = False, batch_size: int = 128, blend: bool = False,
             on_progress: Callable[[int], None] | None = None) -> ReindexReport:
     """Embed and write every original into ``target``.
 
     ``fresh`` drops the target collection first (a clean rebuild, new model pin);
     ``missing_only`` keeps it and indexes only originals that have no row yet (the
-    reconciler for writes that stopped between the store and the index)."""
+    reconciler for writes that stopped between the store and the index); ``blend`` is the
+    ``context_blend`` setting (see :func:`agent_memory.embed.memory_vectors`)."""
     if fresh and not missing_only:
         target.drop()
     target.ensure(embedder.info)
@@ -87,7 +88,7 @@ def reindex(originals: Iterable[Original], storage_key: Callable[[Original], str
         else:
             todo = batch
         if todo:
-            vectors = embedder.embed_documents([o.embedding_text() for o in todo])
+            vectors = memory_vectors(embedder, todo, blend).stored
             target.write([IndexRecord.from_original(o, storage_key(o)) for o in todo], vectors)
             report.indexed += len(todo)
         if on_progress:

@@ -29,7 +29,7 @@ from agent_memory import dietary
 from agent_memory.audit import RecallLog
 from agent_memory.conditions import Filters, as_filters
 from agent_memory.config import Settings
-from agent_memory.embed import Embedder, make_embedder
+from agent_memory.embed import Embedder, make_embedder, memory_vectors
 from agent_memory.errors import (
     AgentMemoryError,
     ArchivedError,
@@ -259,13 +259,13 @@ class Memory:
         """Embed and index originals already in the raw store (step 2), resolving topic versions."""
         if not originals:
             return
-        vectors = self.embedder.embed_documents([o.embedding_text() for o in originals])
+        vectors = memory_vectors(self.embedder, originals, self.settings.context_blend)
         if self.settings.deduplicate or self.settings.detect_changes:
-            originals = self._judge_changes(originals, vectors)
+            originals = self._judge_changes(originals, vectors.in_context)
         originals = [o if o.state.duplicate_of else self._resolve_topic(o) for o in originals]
         records = [IndexRecord.from_original(o, self.storage_key(o.user_id, o.memory_id),
                                              self.settings.index_content_bytes) for o in originals]
-        self.index.write(records, vectors)
+        self.index.write(records, vectors.stored)
         for o in originals:
             for old_id in o.state.supersedes:
                 self._supersede(o.user_id, old_id, by=o.memory_id)
@@ -442,7 +442,7 @@ class Memory:
             original.topic_id = topic
             self.store.put_json(old.storage_key, original.model_dump(mode="json"))  # S3 first
             self.index.write([IndexRecord.from_original(original, old.storage_key, self.settings.index_content_bytes)],
-                             self.embedder.embed_documents([original.embedding_text()]))
+                             memory_vectors(self.embedder, [original], self.settings.context_blend).stored)
         updated = o.model_copy(update={"topic_id": topic, "provenance": {**o.provenance, "change": why}})
         self.store.put_json(self.storage_key(o.user_id, o.memory_id), updated.model_dump(mode="json"))
         return updated

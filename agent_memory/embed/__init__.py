@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from agent_memory.config import Settings
 from agent_memory.embed.base import Embedder, Vectors, normalize
+from agent_memory.embed.memories import MemoryVectors, memory_vectors
 
 
 def make_embedder(settings: Settings) -> Embedder:
@@ -35,4 +36,4 @@ def make_embedder(settings: Settings) -> Embedder:
     return HashingEmbedder(settings.embedding_dim or 256)
 
 
-__all__ = ["Embedder", "Vectors", "make_embedder", "normalize"]
+__all__ = ["Embedder", "MemoryVectors", "Vectors", "make_embedder", "memory_vectors", "normalize"]

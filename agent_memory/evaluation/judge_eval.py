@@ -330,6 +330,90 @@ def recall_gate(settings: Settings | None = None, on_progress: Progress | None =
     return out
 
 
+CONVERSATION_REQUEST = 8
+"""Messages per ``remember`` call when a profile is told as conversations (a chat's worth)."""
+
+
+def tell_in_conversations(m: Any, user: str, profile: dict[str, Any], noise: list[str],
+                          rng: random.Random) -> dict[str, set[str]]:
+    """A profile's memories said the way users say them to an assistant: each after 0-3 turns of
+    noise (requests, feedback, small talk: the corpus' drop-labelled turns of its language and
+    split), as user messages, ``CONVERSATION_REQUEST`` to a request, a day apart. Returns the ids
+    of the memories each profile memory's message left (none when the trigger dropped it)."""
+    msgs: list[str] = []
+    keys: list[str | None] = []
+    for mem in profile["memories"]:
+        for _ in range(rng.choice((0, 1, 2, 2, 3))):
+            msgs.append(rng.choice(noise))
+            keys.append(None)
+        msgs.append(mem["text"])
+        keys.append(mem["key"])
+    left: dict[str, set[str]] = defaultdict(set)
+    for day, start in enumerate(range(0, len(msgs), CONVERSATION_REQUEST)):
+        part = msgs[start:start + CONVERSATION_REQUEST]
+        for mid in m.remember(user, messages=[{"role": "user", "content": t} for t in part],
+                              session_id=f"chat-{day}", created_at=NOW - timedelta(days=60 - day)):
+            key = keys[start + int(m.get(mid, user_id=user)["original"]["provenance"]["turn"])]
+            if key:
+                left[key].add(mid)
+    return left
+
+
+def recall_in_conversations(settings: Settings | None = None, on_progress: Progress | None = None,
+                            splits: tuple[str, ...] = SPLITS, top_k: int = 5,
+                            limit_profiles: int | None = None, limit_general: int | None = None) -> dict[str, Any]:
+    """:func:`recall_gate`'s profiles and queries, the memories told in conversations
+    (:func:`tell_in_conversations`) instead of stored as statements, with the default settings and
+    with ``context_blend``, in one run: a fact said after unrelated messages is stored with them
+    as its context, and this measures what that costs recall. An expected memory is back when any
+    memory its message left is in the top ``top_k``."""
+    data = corpus.load("queries")
+    turns = corpus.load("turns")
+    arms = {"default": False, "context_blend": True}
+    out: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="agent-memory-conversations-") as tmp:
+        m = _memory(Path(tmp), settings)
+        base = m.settings
+        for split in splits:
+            profiles = dict(list(_profiles(split).items())[:limit_profiles])
+            noise = {lang: [t["text"] for t in turns.part(split) if not t["keep"] and t["lang"] == lang]
+                     for lang in ("en", "zh")}
+            rows = data.part(split)
+            tied = [r for r in rows if r.get("profile") in profiles and r.get("expected")]
+            general = [r for r in rows if r["label"] == "general"][:limit_general]
+            part: dict[str, Any] = {"profiles": len(profiles), "tied_queries": len(tied),
+                                    "general_queries": len(general)}
+            for arm, blend in arms.items():
+                m.settings = base.model_copy(update={"context_blend": blend})
+                left = {pid: tell_in_conversations(m, f"chat-{arm}-{split}-{pid}", p, noise[p["lang"]],
+                                                   random.Random(f"conversation-{pid}"))
+                        for pid, p in profiles.items()}
+                res: dict[str, list[bool]] = defaultdict(list)
+                for r in tied:
+                    hits = {h.memory_id for h in m.recall(f"chat-{arm}-{split}-{r['profile']}", r["query"],
+                                                          top_k=top_k)}
+                    for key in r["expected"]:
+                        made = left[r["profile"]].get(key, set())
+                        res["expected_memory_stored"].append(bool(made))
+                        res["personal_expected_back"].append(bool(made & hits))
+                        res[f"personal_expected_back/{r['lang']}"].append(bool(made & hits))
+                    if on_progress:
+                        on_progress("conversations", 1)
+                for r in general:
+                    for pid, p in profiles.items():
+                        if p["lang"] == r["lang"]:
+                            empty = not m.recall(f"chat-{arm}-{split}-{pid}", r["query"], top_k=top_k)
+                            res["general_answered_nothing"].append(empty)
+                            res[f"general_answered_nothing/{r['lang']}"].append(empty)
+                    if on_progress:
+                        on_progress("conversations", 1)
+                part[arm] = {k: _pct(v) for k, v in sorted(res.items())}
+            m.settings = base
+            out[split] = part
+        m.close()
+    return out
+
+
 def locomo_observations(path: Path, settings: Settings | None = None) -> dict[str, Any]:
     """Trigger precision / recall against the LoCoMo turns that yield an observation (a fact
     about a speaker), per conversation group: 3-5 never trained on, 0-2 possibly."""

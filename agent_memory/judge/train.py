@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from agent_memory.embed import Embedder
+from agent_memory.embed import Embedder, memory_vectors
 from agent_memory.judge import corpus
 from agent_memory.judge.answer import fit_answer
 from agent_memory.judge.features import Array, pair_features
@@ -302,7 +302,7 @@ def locomo_negatives(path: Path, embedder: Embedder, screen: Judge,
                 made += m.stage(m.validate_remember(
                     user_id=f"locomo-{conv.sample_id}", created_at=part[0].created_at,
                     messages=[{"role": "user", "content": t.content, "created_at": t.created_at} for t in part]))
-            vectors = np.asarray(embedder.embed_documents([o.embedding_text() for o in made]))
+            vectors = np.asarray(memory_vectors(embedder, made).in_context)
             words = np.asarray(embedder.embed_documents([o.said() for o in made]))
             for i in range(1, len(made)):
                 sims = vectors[:i] @ vectors[i]

@@ -214,7 +214,8 @@ class Mirror:
                 originals = StoredOriginals(make_store(s), s.key_prefix)
                 target = open_index(s)
                 try:
-                    self.migrated = reindex(originals, originals.key_of, o.embedder or make_embedder(s), target)
+                    self.migrated = reindex(originals, originals.key_of, o.embedder or make_embedder(s), target,
+                                            blend=s.context_blend)
                 finally:
                     target.close()
         raise AssertionError("unreachable")

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from agent_memory.embed.memories import memory_vectors
 from agent_memory.errors import InvalidInputError
 from agent_memory.model import IndexRecord, Original
 from agent_memory.portability.records import ExportRecord
@@ -157,7 +158,7 @@ def import_records(memory: Memory, records: Sequence[ExportRecord], *, batch_siz
         todo = [(o, k) for o, k in zip(originals, keys, strict=True) if o.memory_id in written or
                 o.memory_id not in present]
         if todo:
-            vectors = memory.embedder.embed_documents([o.embedding_text() for o, _ in todo])
+            vectors = memory_vectors(memory.embedder, [o for o, _ in todo], memory.settings.context_blend).stored
             memory.index.write([IndexRecord.from_original(o, k, memory.settings.index_content_bytes) for o, k in todo],
                                vectors)
             report.indexed += len(todo)

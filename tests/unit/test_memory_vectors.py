@@ -1,0 +1,57 @@
+"""A stored memory's vector: one embedding by default; with ``context_blend`` a statement cut from
+``messages`` also embeds its words alone, and the index keeps the normalised sum."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+
+from agent_memory.embed import memory_vectors
+from agent_memory.embed.base import Vectors, normalize
+from agent_memory.embed.hashing import HashingEmbedder
+from agent_memory.model import Original
+
+NOW = datetime(2026, 3, 2, tzinfo=UTC)
+
+
+class Counting(HashingEmbedder):
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: list[str] = []
+
+    def embed_documents(self, texts: list[str]) -> Vectors:
+        self.texts += texts
+        return super().embed_documents(texts)
+
+
+def original(summary: str, context: str | None, **provenance: Any) -> Original:
+    return Original(memory_id="m" * 32, user_id="u", session_id="s", content=summary, summary=summary,
+                    context=context, memory_type="fact", importance=0.5, created_at=NOW, stored_at=NOW,
+                    provenance=provenance)
+
+
+def test_by_default_each_memory_is_one_embedding_of_its_words_in_context() -> None:
+    e = Counting()
+    said = original("The user adopted a greyhound", "summarise this article",
+                    kind="message", said_part="we adopted a greyhound")
+    v = memory_vectors(e, [said])
+    assert e.texts == ["summarise this article\nwe adopted a greyhound"]
+    assert np.array_equal(v.stored, v.in_context)
+
+
+def test_the_blend_sums_a_statements_words_alone_with_its_words_in_context() -> None:
+    e = Counting()
+    said = original("The user adopted a greyhound", "summarise this article",
+                    kind="message", said_part="we adopted a greyhound")
+    given = original("a reply", "the caller's own context", kind="statement")
+    bare = original("no context at all", None, kind="message")
+    v = memory_vectors(e, [said, given, bare], blend=True)
+    assert e.texts == ["summarise this article\nwe adopted a greyhound", "we adopted a greyhound",
+                       "the caller's own context\na reply", "no context at all"]
+    in_context, words = HashingEmbedder().embed_documents(e.texts[:2])
+    assert np.allclose(v.stored[0], normalize(in_context + words)[0], atol=1e-6)
+    assert np.allclose(v.in_context[0], in_context)  # what the change detector searches with
+    assert np.allclose(v.stored[1:], v.in_context[1:])  # a caller's context and no context: one text
+    assert np.allclose(np.linalg.norm(v.stored, axis=1), 1.0, atol=1e-5)
