@@ -260,6 +260,38 @@ def _change_scores(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def _ask_profiles(m: Any, users: str, made: dict[str, dict[str, set[str]]],
+                  tied: list[dict[str, Any]], general: list[dict[str, Any]], profiles: dict[str, dict[str, Any]],
+                  top_k: int, gate: bool | None, on_progress: Progress | None, stage: str) -> dict[str, list[bool]]:
+    """The profiles' questions through recall, each profile being the user ``users`` + its id:
+    each personal query's expected memories (back when any memory ``made[profile][key]`` names is
+    in the top ``top_k``), and each general query asked as every profile of its language (answered
+    with nothing or not). Shared by the statement and conversation evals, so both count alike."""
+    rounds = corpus.row_rounds("queries")
+    res: dict[str, list[bool]] = defaultdict(list)
+    for r in tied:
+        hits = {h.memory_id for h in m.recall(users + r["profile"], r["query"], top_k=top_k, gate=gate)}
+        for key in r["expected"]:
+            ids = made[r["profile"]].get(key, set())
+            res["expected_memory_stored"].append(bool(ids))
+            res["personal_expected_back"].append(bool(ids & hits))
+            res[f"personal_expected_back/{r['lang']}"].append(bool(ids & hits))
+        if on_progress:
+            on_progress(stage, 1)
+    for r in general:
+        for pid, p in profiles.items():
+            if p["lang"] != r["lang"]:
+                continue
+            empty = not m.recall(users + pid, r["query"], top_k=top_k, gate=gate)
+            res["general_answered_nothing"].append(empty)
+            res[f"general_answered_nothing/{r['lang']}"].append(empty)
+            res[f"general_answered_nothing/{r['category']}"].append(empty)
+            res[f"general_answered_nothing/round_{rounds[r['id']]}"].append(empty)
+        if on_progress:
+            on_progress(stage, 1)
+    return res
+
+
 def recall_gate(settings: Settings | None = None, on_progress: Progress | None = None,
                 splits: tuple[str, ...] = SPLITS, top_k: int = 5) -> dict[str, Any]:
     """Profiles stored as users; their personal queries must find the expected memories in the
@@ -268,45 +300,25 @@ def recall_gate(settings: Settings | None = None, on_progress: Progress | None =
     (``recall_gate_second_look``), and without it, in the same run. Also the query model alone on
     every labelled query."""
     data = corpus.load("queries")
-    rounds = corpus.row_rounds("queries")
     out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="agent-memory-gate-") as tmp:
         m = _memory(Path(tmp), settings)
         for split in splits:
             profiles = _profiles(split)
-            keys: dict[str, dict[str, str]] = {}
+            made: dict[str, dict[str, set[str]]] = {}
             for pid, p in profiles.items():
-                user = f"gate-{split}-{pid}"
-                ids = store_profile(m, user, p)
-                keys[pid] = {mem["key"]: mids[0] for mem, mids in zip(p["memories"], ids, strict=True)}
+                ids = store_profile(m, f"gate-{split}-{pid}", p)
+                made[pid] = {mem["key"]: {mids[0]} for mem, mids in zip(p["memories"], ids, strict=True)}
             rows = data.part(split)
             tied = [r for r in rows if r.get("profile") in profiles and r.get("expected")]
             general = [r for r in rows if r["label"] == "general"]
             modes = {"gate": (True, False), "gate_second_look": (True, True), "no_gate": (False, False)}
-            res: dict[str, dict[str, list[bool]]] = {g: defaultdict(list) for g in modes}
+            res: dict[str, dict[str, list[bool]]] = {}
             base = m.settings
             for name, (use_gate, second_look) in modes.items():
                 m.settings = base.model_copy(update={"recall_gate_second_look": second_look})
-                for r in tied:
-                    hits = {h.memory_id for h in m.recall(f"gate-{split}-{r['profile']}", r["query"], top_k=top_k,
-                                                          gate=use_gate)}
-                    for key in r["expected"]:
-                        ok = keys[r["profile"]].get(key) in hits
-                        res[name]["personal_expected_back"].append(ok)
-                        res[name][f"personal_expected_back/{r['lang']}"].append(ok)
-                    if on_progress:
-                        on_progress("gate", 1)
-                for r in general:
-                    for pid, p in profiles.items():
-                        if p["lang"] != r["lang"]:
-                            continue
-                        empty = not m.recall(f"gate-{split}-{pid}", r["query"], top_k=top_k, gate=use_gate)
-                        res[name]["general_answered_nothing"].append(empty)
-                        res[name][f"general_answered_nothing/{r['lang']}"].append(empty)
-                        res[name][f"general_answered_nothing/{r['category']}"].append(empty)
-                        res[name][f"general_answered_nothing/round_{rounds[r['id']]}"].append(empty)
-                    if on_progress:
-                        on_progress("gate", 1)
+                res[name] = _ask_profiles(m, f"gate-{split}-", made, tied, general, profiles, top_k, use_gate,
+                                          on_progress, "gate")
             m.settings = base
             judge = m.judge
             vectors = m.embedder.embed_documents([r["query"] for r in rows])
@@ -385,28 +397,11 @@ def recall_in_conversations(settings: Settings | None = None, on_progress: Progr
                                     "general_queries": len(general)}
             for arm, blend in arms.items():
                 m.settings = base.model_copy(update={"context_blend": blend})
-                left = {pid: tell_in_conversations(m, f"chat-{arm}-{split}-{pid}", p, noise[p["lang"]],
+                made = {pid: tell_in_conversations(m, f"chat-{arm}-{split}-{pid}", p, noise[p["lang"]],
                                                    random.Random(f"conversation-{pid}"))
                         for pid, p in profiles.items()}
-                res: dict[str, list[bool]] = defaultdict(list)
-                for r in tied:
-                    hits = {h.memory_id for h in m.recall(f"chat-{arm}-{split}-{r['profile']}", r["query"],
-                                                          top_k=top_k)}
-                    for key in r["expected"]:
-                        made = left[r["profile"]].get(key, set())
-                        res["expected_memory_stored"].append(bool(made))
-                        res["personal_expected_back"].append(bool(made & hits))
-                        res[f"personal_expected_back/{r['lang']}"].append(bool(made & hits))
-                    if on_progress:
-                        on_progress("conversations", 1)
-                for r in general:
-                    for pid, p in profiles.items():
-                        if p["lang"] == r["lang"]:
-                            empty = not m.recall(f"chat-{arm}-{split}-{pid}", r["query"], top_k=top_k)
-                            res["general_answered_nothing"].append(empty)
-                            res[f"general_answered_nothing/{r['lang']}"].append(empty)
-                    if on_progress:
-                        on_progress("conversations", 1)
+                res = _ask_profiles(m, f"chat-{arm}-{split}-", made, tied, general, profiles, top_k, None,
+                                    on_progress, "conversations")
                 part[arm] = {k: _pct(v) for k, v in sorted(res.items())}
             m.settings = base
             out[split] = part

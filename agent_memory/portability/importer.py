@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from agent_memory.embed.memories import memory_vectors
+from agent_memory.embed import memory_vectors
 from agent_memory.errors import InvalidInputError
 from agent_memory.model import IndexRecord, Original
 from agent_memory.portability.records import ExportRecord
