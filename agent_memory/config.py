@@ -164,7 +164,7 @@ class Settings(BaseSettings):
     chat the messages before a fact are often about other things ("summarise this article", a job
     update, then "also we adopted a rescue greyhound called Pixel": 0.13 similar to "what's my dog's
     name?" in context, 0.32 alone). On the gate's held-out profiles told as conversations (``eval
-    recall-gate``) it brings back 0.723 of the expected memories instead of 0.683, but LoCoMo's
+    recall-gate``) it brings back 0.713-0.723 of the expected memories (two runs) instead of 0.683, but LoCoMo's
     extracted mode fell from 72.4 to 72.0 R@10 (its questions about when something happened lean on
     the context), under the bound the issue sets, so it is off by default (README, "Still wrong: a
     fact after unrelated messages"). One more embedding per statement when on. Changing it on a store with memories
