@@ -779,11 +779,12 @@ def _train_change_model(data: Path, rounds: tuple[int, ...], providers: list[str
     from agent_memory.judge.models import WEIGHTS
 
     for prov in providers:
-        with err_console.status(f"{prov}: change model (LoCoMo statements, pairs, out of fold)"):
+        with err_console.status(f"{prov}: change model (LoCoMo statements, profiles, pairs, out of fold)"):
             embedder = make_embedder(Settings().model_copy(update={"embedding_provider": prov}))
             report = training.train_change_model(embedder, prov, locomo=data, pair_rounds=rounds)
         console.print(f"[bold]{prov}[/bold] change: thresholds {report['thresholds']}, recall out of fold "
-                      f"{report['recall_oof']}, LoCoMo negatives {report['conversation_negatives']}")
+                      f"{report['recall_oof']}, LoCoMo negatives {report['conversation_negatives']}, "
+                      f"same-person negatives {report['profile_negatives']}")
         _replace_report(prov, {"pair": report})
     console.print(f"wrote {WEIGHTS}")
 

@@ -214,13 +214,15 @@ def _third_person(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def train_pair(rows: list[dict[str, Any]], embedder: Embedder | None,
-               conversation: Sequence[dict[str, Any]] = ()) -> Trained:
-    """The change model on the written pairs, their third-person copies, easy cross-pair negatives
-    and ``conversation``'s unrelated rows (:func:`locomo_negatives`). The threshold of each class
-    is set on the written pairs alone (and their copies): the extra negatives teach the model what
-    it meets, they do not make a threshold look safe."""
-    rows = rows + _cross_negatives(rows) + _third_person(rows) + [{**r, "synthetic": "conversation"}
-                                                                  for r in conversation]
+               conversation: Sequence[dict[str, Any]] = (), people: Sequence[dict[str, Any]] = ()) -> Trained:
+    """The change model on the written pairs, their third-person copies, easy cross-pair negatives,
+    ``conversation``'s unrelated rows (:func:`locomo_negatives`) and ``people``'s
+    (:func:`profile_negatives`). The threshold of each class is set on the written pairs alone (and
+    their copies): the extra negatives teach the model what it meets, they do not make a threshold
+    look safe."""
+    rows = (rows + _cross_negatives(rows) + _third_person(rows)
+            + [{**r, "synthetic": "conversation"} for r in conversation]
+            + [{**r, "synthetic": "profile"} for r in people])
     va = _vectors(embedder, [r["existing"] for r in rows])
     vb = _vectors(embedder, [r["new"] for r in rows])
     sims = [float(a @ b) if a is not None and b is not None else 0.0 for a, b in zip(va, vb, strict=True)]
@@ -233,7 +235,7 @@ def train_pair(rows: list[dict[str, Any]], embedder: Embedder | None,
     # false changes are counted on the written pairs (and their third-person copies), not on the
     # easy cross-pair negatives, which would make any threshold look safe
     unrelated = (y == corpus.PAIR_LABELS.index("unrelated")) & np.array(
-        [r.get("synthetic") not in ("cross", "conversation") for r in rows])
+        [r.get("synthetic") not in ("cross", "conversation", "profile") for r in rows])
     for cls in ("new_version", "duplicate"):
         k = corpus.PAIR_LABELS.index(cls)
         t = 0.99
@@ -253,7 +255,7 @@ def train_pair(rows: list[dict[str, Any]], embedder: Embedder | None,
     meta = {"thresholds": thresholds, "band": [lo, hi], "false_change_target": FALSE_CHANGE,
             "recall_oof": recall, "cross_negatives": sum(1 for r in rows if r.get("synthetic") == "cross"),
             "third_person_copies": sum(1 for r in rows if r.get("synthetic") == "third_person"),
-            "conversation_negatives": len(conversation),
+            "conversation_negatives": len(conversation), "profile_negatives": len(people),
             "candidate_min_similarity": round(float(np.quantile(sims_pos, 0.02)), 3)
             if embedder is not None and len(sims_pos) else -1.0}
     return Trained(fit(x, y, corpus.PAIR_LABELS, meta=meta), meta)
@@ -311,6 +313,37 @@ def locomo_negatives(path: Path, embedder: Embedder, screen: Judge,
                         out.append({"id": f"locomo-{conv.sample_id}-{i}~{j}", "existing": made[j].summary,
                                     "new": made[i].said(), "label": "unrelated", "lang": "en"})
         m.close()
+    return out
+
+
+def profile_negatives(embedder: Embedder, data: Path = corpus.DATA, profiles: Sequence[str] | None = None,
+                      candidates: int = 3, repeat: float = 0.8) -> list[dict[str, Any]]:
+    """Unrelated rows from one person's other facts: each memory of a training profile (the
+    gate's, one person's facts about different things) against the ``candidates`` earlier
+    memories of that profile nearest to it, the earlier one as the service stores it ("The user
+    ..."). ``profiles`` limits them to those ids (default: every training profile).
+
+    Why: told in a chat, a person's facts meet each other in the change detector, and the model,
+    trained on look-alikes of one attribute, random other pairs' memories and LoCoMo's friends,
+    called a person's other fact a new version when it carried a change cue: "我是瑞金医院心内科的
+    护士" -> "馒头上个月体检肾指标偏高，医生让换处方粮" at 0.94 (2026-12-06; 34 of the 405 training
+    profile memories told in chats were hidden that way). Near repeats (cosine >= ``repeat``) are
+    left out, as in :func:`locomo_negatives`."""
+    from agent_memory.pipeline.extract import statement
+
+    out: list[dict[str, Any]] = []
+    for p in corpus.load("profiles", data).train:
+        if profiles is not None and p["profile"] not in profiles:
+            continue
+        said = [mem["text"] for mem in p["memories"]]
+        words = np.asarray(embedder.embed_documents(said))
+        for i in range(1, len(said)):
+            sims = words[:i] @ words[i]
+            for j in np.argsort(-sims, kind="stable")[:candidates]:
+                if float(sims[j]) < repeat:
+                    out.append({"id": f"{p['profile']}-{i}~{j}", "label": "unrelated", "lang": p["lang"],
+                                "existing": statement(said[j], "fact", _SAID_AT, topic=False).text,
+                                "new": said[i]})
     return out
 
 
@@ -425,12 +458,13 @@ def calibrate_floor(embedder: Embedder, models: dict[str, Classifier], personal_
 def train_change_model(embedder: Embedder, provider: str, out: Path = WEIGHTS, locomo: Path | None = None,
                        data: Path = corpus.DATA, pair_rounds: Sequence[int] = PAIR_ROUNDS) -> dict[str, Any]:
     """Only the change model, next to the committed trigger, memory-type and gate models (which
-    also make LoCoMo's statements for :func:`locomo_negatives`): what ``train judge --only pair``
+    also make LoCoMo's statements for :func:`locomo_negatives`; the training profiles give
+    :func:`profile_negatives`): what ``train judge --only pair``
     runs, so a change to the change model does not move the others."""
     shipped = load_judge(provider, out)
     pairs = corpus.load("pairs", data, rounds=pair_rounds).train
     conversation = locomo_negatives(locomo, embedder, shipped) if locomo is not None else []
-    pair = train_pair(pairs, embedder, conversation)
+    pair = train_pair(pairs, embedder, conversation, profile_negatives(embedder, data))
     _save(pair, "pair", provider, out, rounds=list(pair_rounds), train_rows=len(pairs))
     return pair.report
 
@@ -482,13 +516,14 @@ def train_all(embedder: Embedder | None, provider: str, out: Path = WEIGHTS, loc
     step("trigger")
     pairs = corpus.load("pairs", data, rounds=pair_rounds).train
     conversation: list[dict[str, Any]] = []
+    people = profile_negatives(embedder, data) if embedder is not None else []
     if embedder is not None and locomo is not None:
         # the new trigger makes LoCoMo's statements; the committed pair and gate models ride along
         # unused (changes are not detected and nothing is recalled there)
         shipped = load_judge(provider)
         conversation = locomo_negatives(locomo, embedder, Judge(provider, trigger.model, types.model,
                                                                 shipped.pair, shipped.gate))
-    pair = train_pair(pairs, embedder, conversation)
+    pair = train_pair(pairs, embedder, conversation, people)
     step("pair")
     queries = corpus.load("queries", data).train
     gate, personal_oof = train_gate(queries, embedder, locomo_questions(locomo) if locomo else [])

@@ -226,6 +226,37 @@ def test_locomo_negatives_are_each_statement_against_its_nearest_earlier_ones(tm
     assert not any("Bergen" in r["new"] or "Oslo" in r["existing"] for r in rows)  # conversation 2 is not read
 
 
+def test_profile_negatives_are_one_persons_facts_against_their_nearest_earlier_ones(
+        tmp_path: Path, embedder: Embedder) -> None:
+    """The change model's same-person rows: each training profile's memory against its nearest
+    earlier memories of that profile, stored as the service stores them; held-out profiles and
+    near repeats are never read."""
+    import json
+
+    from agent_memory.judge import corpus
+    from agent_memory.judge.train import profile_negatives
+
+    def profile(pid: str, facts: list[str]) -> dict[str, object]:
+        return {"profile": pid, "lang": "en", "memories": [{"key": f"k{i}", "text": t} for i, t in enumerate(facts)]}
+
+    train = profile("en-prof-a", ["I'm a nurse at St Mary's", "I have an old beagle named Biscuit",
+                                  "I have an old beagle named Biscuit!", "Lily just started violin lessons",
+                                  "I run marathons, PB 3:28", "we're saving for a trip to Japan"])
+    held = profile("en-prof-b", ["I live in Oslo", "I moved to Bergen"])
+    (tmp_path / "profiles-en.jsonl").write_text("".join(json.dumps(p) + "\n" for p in (train, held)))
+    (tmp_path / "split.json").write_text(json.dumps({"heldout": {"profiles": ["en-prof-b"]}}))
+    assert [p["profile"] for p in corpus.load("profiles", tmp_path).train] == ["en-prof-a"]
+    rows = profile_negatives(embedder, tmp_path, candidates=2)
+    assert rows and all(r["label"] == "unrelated" and r["id"].startswith("en-prof-a-") for r in rows)
+    # the earlier memory as the index stores it, the new one as said
+    assert "The user is a nurse at St Mary's" in {r["existing"] for r in rows}
+    assert not any(r["existing"].startswith("I") for r in rows) and any(r["new"].startswith("I") for r in rows)
+    assert not any("Biscuit" in r["existing"] and "Biscuit" in r["new"] for r in rows)  # the repeat
+    made = [r["id"].split("~")[0] for r in rows]
+    assert max(made.count(m) for m in made) <= 2 and "en-prof-a-1" in made and "en-prof-a-0" not in made
+    assert profile_negatives(embedder, tmp_path, profiles=["en-prof-b"]) == []  # held out: never read
+
+
 def test_the_gate_answers_nothing_to_general_questions_and_logs_why(memory: Memory) -> None:
     memory.remember("u4", content="I'm allergic to peanuts")
     memory.remember("u4", content="I live in Lisbon with my wife Ana")

@@ -340,6 +340,13 @@ def test_conversation_rows_teach_the_change_model_but_do_not_set_its_threshold()
     x = pair_features("the user paints the coast", "yesterday I painted the lake near our house", None, None, 0.0)
     k = plain.model.classes.index("new_version")
     assert taught.model.proba(x[None, :])[0, k] < plain.model.proba(x[None, :])[0, k]
+    # one person's other facts (profile_negatives) teach the same way, counted apart
+    person = [{"id": f"f{i}", "lang": "en", "existing": "the user works at Acme",
+               "new": f"my daughter just started violin lessons, week {i}", "label": "unrelated"} for i in range(30)]
+    shown = train_pair(pairs, None, (), person)
+    assert shown.report["profile_negatives"] == 30 and shown.report["conversation_negatives"] == 0
+    y = pair_features("the user works at Acme", "my daughter just started violin lessons", None, None, 0.0)
+    assert shown.model.proba(y[None, :])[0, k] < plain.model.proba(y[None, :])[0, k]
 
 
 def test_a_pairs_distractors_come_from_its_own_id_not_from_the_rows_before_it() -> None:
