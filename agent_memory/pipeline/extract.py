@@ -48,8 +48,35 @@ _EN_SUBJECT = [
     (re.compile(r"\bme\b", re.I), "the user"),
     (re.compile(r"\bmyself\b", re.I), "themselves"),
 ]
-_EN_VERB_FIX = re.compile(r"\bthe user (like|love|hate|prefer|live|work|have|want|need|enjoy|drink|eat|take|"
-                          r"play|plan|own|drive|use|go|think|feel|know|study|teach|run|visit)\b", re.I)
+_EN_VERBS = ("like|love|hate|prefer|live|work|have|want|need|enjoy|drink|eat|take|play|plan|own|drive|use|go|"
+             "think|feel|know|study|teach|run|visit|get|do|ride|host|coach|cook|bake|write|read|speak|walk|"
+             "wear|keep|buy|pay|save|spend|try|watch|miss|fix|wish|make|bring|call|come|commute|train|"
+             "volunteer|attend|share|rent|usually|always|often|never|really|still|also|sometimes|mostly|"
+             "only|just")
+_EN_ADVERBS = {"usually", "always", "often", "never", "really", "still", "also", "sometimes", "mostly", "only",
+               "just"}
+_EN_VERB_FIX = re.compile(rf"\bthe user ((?:(?:{'|'.join(sorted(_EN_ADVERBS))}) )?)({_EN_VERBS})\b", re.I)
+_EN_IRREGULAR = {"have": "has", "do": "does", "go": "goes"}
+
+
+def _third_person_verb(verb: str) -> str:
+    """"the user like" -> "likes", "study" -> "studies", "watch" -> "watches", "have" -> "has"
+    ("The user haves an old beagle" was the rewrite until 2026-12-06)."""
+    v = verb.lower()
+    if v in _EN_IRREGULAR:
+        return _EN_IRREGULAR[v]
+    if v.endswith(("s", "sh", "ch", "x", "z")):
+        return v + "es"
+    if v.endswith("y") and v[-2:-1] not in "aeiou":
+        return v[:-1] + "ies"
+    return v + "s"
+
+
+def _fix_verb(m: re.Match[str]) -> str:
+    adverb, word = m.group(1), m.group(2)
+    if word.lower() in _EN_ADVERBS:  # an adverb with no listed verb after it: left as said
+        return m.group(0)
+    return f"the user {adverb.lower()}{_third_person_verb(word)}"
 _FILLER = re.compile(r"^((oh|well|so|btw|by the way|actually|also|and|but|hmm|um|对了|其实|另外|还有|话说|嗯)[,，\s]+|"
                      r"(please )?(remember|don't forget|note|keep in mind)( that)?[,:\s]+|"
                      r"(请)?(记住|别忘了|记一下)[,，:：\s]*)", re.I)
@@ -71,7 +98,7 @@ class Statement:
 def _third_person_en(s: str) -> str:
     for pattern, repl in _EN_SUBJECT:
         s = pattern.sub(repl, s)
-    s = _EN_VERB_FIX.sub(lambda m: f"the user {m.group(1).lower()}{'es' if m.group(1).lower() in ('go',) else 's'}", s)
+    s = _EN_VERB_FIX.sub(_fix_verb, s)
     s = re.sub(r"\bthe user is not\b|\bthe user isn't\b", "the user is not", s, flags=re.I)
     s = re.sub(r"\bthe user don't\b", "the user doesn't", s, flags=re.I)
     return s[0].upper() + s[1:] if s else s

@@ -32,6 +32,24 @@ def test_worth_keeping_turns_become_third_person_statements_with_dates_types_top
     assert [s.text for s in extract("I work at Acme. Thanks!", WHEN)] == ["The user works at Acme."]
 
 
+@pytest.mark.parametrize(("said", "stored"), [
+    ("I have an old beagle named Biscuit", "The user has an old beagle named Biscuit"),
+    ("I study law and I teach piano", "The user studies law and the user teaches piano"),
+    ("I really like jazz", "The user really likes jazz"),
+    ("I usually ride a bike everywhere", "The user usually rides a bike everywhere"),
+    ("I coach Sofia's team and I do yoga", "The user coaches Sofia's team and the user does yoga"),
+    ("I go to the gym", "The user goes to the gym"),
+    ("I just moved to Berlin", "The user just moved to Berlin"),  # past tense: left as said
+    ("I don't eat meat", "The user doesn't eat meat"),
+])
+def test_the_third_person_rewrite_conjugates_the_verb(said: str, stored: str) -> None:
+    """The stored statement reads as English: "The user haves an old beagle" was the rewrite of
+    "I have an old beagle" until 2026-12-06, and "I coach" stayed "The user coach"."""
+    from agent_memory.pipeline.extract import _third_person_en
+
+    assert _third_person_en(said) == stored
+
+
 def test_a_sentence_ends_at_a_mark_before_a_space_never_inside_a_word() -> None:
     assert sentences("I paid 3.5 dollars for it. See www.example.com later") == [
         "I paid 3.5 dollars for it.", "See www.example.com later"]
