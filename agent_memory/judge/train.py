@@ -204,13 +204,17 @@ def _cross_negatives(rows: list[dict[str, Any]], seed: int = 11) -> list[dict[st
     return out
 
 
-def _third_person(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each pair again with the existing memory as the pipeline stores an extracted statement
-    ("The user works at Acme", "用户在阿里上班"): at run time the candidates are index summaries."""
+def _as_stored(said: str) -> str:
+    """A memory as the pipeline stores an extracted statement ("The user works at Acme",
+    "用户在阿里上班"): at run time the change model's candidates are index summaries."""
     from agent_memory.pipeline.extract import statement
 
-    return [{**r, "existing": statement(r["existing"], "fact", _SAID_AT, topic=False).text,
-             "synthetic": "third_person"} for r in rows]
+    return statement(said, "fact", _SAID_AT, topic=False).text
+
+
+def _third_person(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each pair again with the existing memory as stored (:func:`_as_stored`)."""
+    return [{**r, "existing": _as_stored(r["existing"]), "synthetic": "third_person"} for r in rows]
 
 
 def train_pair(rows: list[dict[str, Any]], embedder: Embedder | None,
@@ -329,8 +333,6 @@ def profile_negatives(embedder: Embedder, data: Path = corpus.DATA, profiles: Se
     护士" -> "馒头上个月体检肾指标偏高，医生让换处方粮" at 0.94 (2026-12-06; 34 of the 405 training
     profile memories told in chats were hidden that way). Near repeats (cosine >= ``repeat``) are
     left out, as in :func:`locomo_negatives`."""
-    from agent_memory.pipeline.extract import statement
-
     out: list[dict[str, Any]] = []
     for p in corpus.load("profiles", data).train:
         if profiles is not None and p["profile"] not in profiles:
@@ -342,7 +344,7 @@ def profile_negatives(embedder: Embedder, data: Path = corpus.DATA, profiles: Se
             for j in np.argsort(-sims, kind="stable")[:candidates]:
                 if float(sims[j]) < repeat:
                     out.append({"id": f"{p['profile']}-{i}~{j}", "label": "unrelated", "lang": p["lang"],
-                                "existing": statement(said[j], "fact", _SAID_AT, topic=False).text,
+                                "existing": _as_stored(said[j]),
                                 "new": said[i]})
     return out
 

@@ -51,8 +51,7 @@ _EN_SUBJECT = [
 _EN_VERBS = ("like|love|hate|prefer|live|work|have|want|need|enjoy|drink|eat|take|play|plan|own|drive|use|go|"
              "think|feel|know|study|teach|run|visit|get|do|ride|host|coach|cook|bake|write|read|speak|walk|"
              "wear|keep|buy|pay|save|spend|try|watch|miss|fix|wish|make|bring|call|come|commute|train|"
-             "volunteer|attend|share|rent|usually|always|often|never|really|still|also|sometimes|mostly|"
-             "only|just")
+             "volunteer|attend|share|rent")
 _EN_ADVERBS = {"usually", "always", "often", "never", "really", "still", "also", "sometimes", "mostly", "only",
                "just"}
 _EN_VERB_FIX = re.compile(rf"\bthe user ((?:(?:{'|'.join(sorted(_EN_ADVERBS))}) )?)({_EN_VERBS})\b", re.I)
@@ -73,10 +72,9 @@ def _third_person_verb(verb: str) -> str:
 
 
 def _fix_verb(m: re.Match[str]) -> str:
-    adverb, word = m.group(1), m.group(2)
-    if word.lower() in _EN_ADVERBS:  # an adverb with no listed verb after it: left as said
-        return m.group(0)
-    return f"the user {adverb.lower()}{_third_person_verb(word)}"
+    """An adverb before the verb is kept ("the user really likes"); an adverb before a verb not
+    listed ("the user just moved") does not match at all, so it is left as said."""
+    return f"the user {m.group(1).lower()}{_third_person_verb(m.group(2))}"
 _FILLER = re.compile(r"^((oh|well|so|btw|by the way|actually|also|and|but|hmm|um|对了|其实|另外|还有|话说|嗯)[,，\s]+|"
                      r"(please )?(remember|don't forget|note|keep in mind)( that)?[,:\s]+|"
                      r"(请)?(记住|别忘了|记一下)[,，:：\s]*)", re.I)
