@@ -41,6 +41,10 @@ def test_worth_keeping_turns_become_third_person_statements_with_dates_types_top
     ("I go to the gym", "The user goes to the gym"),
     ("I just moved to Berlin", "The user just moved to Berlin"),  # past tense: left as said
     ("I don't eat meat", "The user doesn't eat meat"),
+    # "me" is an object: its verb is not the user's ("help the user plans" until 2026-12-06)
+    ("can you help me plan meals? I need ideas", "Can you help the user plan meals? the user needs ideas"),
+    ("my sister wants me to drive her", "The user's sister wants the user to drive her"),
+    ("let me think about it", "Let the user think about it"),
 ])
 def test_the_third_person_rewrite_conjugates_the_verb(said: str, stored: str) -> None:
     """The stored statement reads as English: "The user haves an old beagle" was the rewrite of
@@ -59,6 +63,23 @@ def test_a_sentence_ends_at_a_mark_before_a_space_never_inside_a_word() -> None:
     assert sentences("Can you explain it again? I still don't get step 2.") == [
         "Can you explain it again? I still don't get step 2."]
     assert sentences("我很好。你呢？我住在上海；下个月搬家") == ["我很好。", "你呢？我住在上海；", "下个月搬家"]
+
+
+@pytest.mark.parametrize("said", [
+    "I'm a nurse at St. Mary's and I work nights",  # was "...a nurse at St." and "Mary's ..."
+    "my supervisor is Dr. Hannah Mbeki, she wants Harvard referencing",
+    "we got married in Oct. last year, so it's Mrs. Alvarez now",
+    "I served in the U.S. army for six years",
+    "I love J. K. Rowling's books",
+    "I compared it vs. the old one, e.g. battery life",
+])
+def test_a_title_a_street_a_month_or_an_initial_does_not_end_a_sentence(said: str) -> None:
+    assert sentences(f"{said}. Thanks!") == [f"{said}.", "Thanks!"]
+
+
+def test_a_short_answer_before_a_sentence_still_ends_one() -> None:
+    assert sentences("No. I hate it") == ["No.", "I hate it"]
+    assert sentences("ok. I'm 34") == ["ok.", "I'm 34"]
 
 
 def test_importance_boosts_are_clamped_and_explained() -> None:
