@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -653,10 +653,13 @@ def train(
         help="Writing rounds whose pairs train the change model, e.g. 1,2,3,4,5 (default: the shipped 1,2,3).")] = "",
     trigger_rounds: Annotated[str, typer.Option(
         help="Writing rounds whose turns train the trigger, e.g. 1,2,3,6 (default: the shipped 1,2,3).")] = "",
+    gate_rounds: Annotated[str, typer.Option(
+        help="Writing rounds whose queries train the query gate, e.g. 1,2,3,11 (default: the shipped ones).")] = "",
     only: Annotated[str, typer.Option(
         help="'pair': train only the change model (usem3), next to the committed trigger, type and gate "
              "models; 'trigger': only the trigger and memory-type models, next to the committed change and "
-             "gate models. Their entries in weights/report.json are replaced.")] = "",
+             "gate models; 'gate': only the query gate, its floor and answer model, next to the others. "
+             "Their entries in weights/report.json are replaced.")] = "",
 ) -> None:
     """Train the judgement models (trigger, memory type, change detector, query gate) on the
     training split of agent_memory/evaluation/data/judge and write agent_memory/judge/weights."""
@@ -681,14 +684,17 @@ def train(
 
     rounds = _rounds("--pair-rounds", pair_rounds, training.PAIR_ROUNDS)
     turn_rounds = _rounds("--trigger-rounds", trigger_rounds, training.TRIGGER_ROUNDS)
+    query_rounds = _rounds("--gate-rounds", gate_rounds, training.GATE_ROUNDS)
     from agent_memory.judge.models import WEIGHTS
 
     if only:
-        if only not in ("pair", "trigger"):
-            raise _fail(ValueError(f"--only takes 'pair' or 'trigger', got {only!r}"))
+        if only not in ("pair", "trigger", "gate"):
+            raise _fail(ValueError(f"--only takes 'pair', 'trigger' or 'gate', got {only!r}"))
         providers = [p for p in provider or ["usem3"] if p != "lexical"]
         if only == "pair":
             _train_change_model(data, rounds, providers)
+        elif only == "gate":
+            _train_gate_model(data, query_rounds, providers)
         else:
             _train_trigger_model(rounds, turn_rounds, providers)
         return
@@ -704,19 +710,14 @@ def train(
                 bar.advance(task, n)
 
             reports.append(training.train_all(embedder, prov, locomo=data, on_progress=advance,
-                                              pair_rounds=rounds, trigger_rounds=turn_rounds))
+                                              pair_rounds=rounds, trigger_rounds=turn_rounds,
+                                              gate_rounds=query_rounds))
     for rep in reports:
         tr, pr, gr = rep["trigger"], rep["pair"], rep["gate"]
         console.print(f"[bold]{rep['provider']}[/bold] (out-of-fold on the training split; thresholds chosen there)")
         _print_trigger(tr, rep["types"])
         console.print(f"  change: thresholds {pr['thresholds']}, recall {pr['recall_oof']}")
-        gate_chosen = f"{gr['model']}{'_with_rules' if gr['rules'] else ''}"
-        console.print(f"  gate: {gr['model']} model, threshold {gr['threshold']}, rules as features: {gr['rules']}, "
-                      f"{gr['oof'][gate_chosen]} (the other choices: "
-                      f"{ {k: v for k, v in gr['oof'].items() if k != gate_chosen} })")
-        if gr.get("floor"):
-            console.print(f"  relevance floor for personal queries: {gr['floor']['min_similarity']} "
-                          f"(expected memories back by floor: {gr['floor']['expected_back_by_floor']})")
+        _print_gate(gr)
     for rep in reports:  # the providers not trained this time keep their entries (and weights)
         _replace_report(rep["provider"], {k: v for k, v in rep.items() if k != "provider"})
     console.print(f"wrote {WEIGHTS}")
@@ -729,6 +730,17 @@ def _print_trigger(tr: dict[str, Any], types: dict[str, Any]) -> None:
                   f"kept {tr['oof'][chosen]['kept_oof']}, noise dropped {tr['oof'][chosen]['dropped_oof']} "
                   f"(the other choices: { {k: v for k, v in tr['oof'].items() if k != chosen} })")
     console.print(f"  memory type: accuracy {types['accuracy_oof']} (rules {types['rules_accuracy']})")
+
+
+def _print_gate(gr: dict[str, Any]) -> None:
+    """The gate's out-of-fold line and its floor, as `train judge` and `--only gate` print them."""
+    gate_chosen = f"{gr['model']}{'_with_rules' if gr['rules'] else ''}"
+    console.print(f"  gate: {gr['model']} model, threshold {gr['threshold']}, rules as features: {gr['rules']}, "
+                  f"{gr['oof'][gate_chosen]} (the other choices: "
+                  f"{ {k: v for k, v in gr['oof'].items() if k != gate_chosen} })")
+    if gr.get("floor"):
+        console.print(f"  relevance floor for personal queries: {gr['floor']['min_similarity']} "
+                      f"(expected memories back by floor: {gr['floor']['expected_back_by_floor']})")
 
 
 def _replace_report(provider: str, entries: dict[str, Any], path: Path | None = None) -> None:
@@ -755,38 +767,60 @@ def _rounds(option: str, value: str, default: tuple[int, ...]) -> tuple[int, ...
         raise _fail(ValueError(f"{option} takes round numbers separated by commas, got {value!r}")) from None
 
 
-def _train_trigger_model(rounds: tuple[int, ...], turn_rounds: tuple[int, ...], providers: list[str]) -> None:
-    """``train judge --only trigger``: the trigger and memory-type models alone."""
+def _train_each(providers: list[str], status: str, run: Callable[[Any, str], dict[str, Any]],
+                show: Callable[[str, dict[str, Any]], None], entry: Callable[[dict[str, Any]], dict[str, Any]]
+                ) -> None:
+    """One ``train judge --only`` model for each provider: trained beside the committed others,
+    printed, and its report entry replaced in place."""
     from agent_memory.embed import make_embedder
-    from agent_memory.judge import train as training
     from agent_memory.judge.models import WEIGHTS
 
     for prov in providers:
-        with err_console.status(f"{prov}: trigger ({training.TRIGGER_MEMBERS} networks per fold, out of fold) "
-                                "and memory type"):
-            embedder = make_embedder(Settings().model_copy(update={"embedding_provider": prov}))
-            report = training.train_trigger_model(embedder, prov, pair_rounds=rounds, trigger_rounds=turn_rounds)
+        with err_console.status(f"{prov}: {status}"):
+            report = run(make_embedder(Settings().model_copy(update={"embedding_provider": prov})), prov)
+        show(prov, report)
+        _replace_report(prov, entry(report))
+    console.print(f"wrote {WEIGHTS}")
+
+
+def _train_trigger_model(rounds: tuple[int, ...], turn_rounds: tuple[int, ...], providers: list[str]) -> None:
+    """``train judge --only trigger``: the trigger and memory-type models alone."""
+    from agent_memory.judge import train as training
+
+    def show(prov: str, report: dict[str, Any]) -> None:
         console.print(f"[bold]{prov}[/bold] (out-of-fold on the training split; thresholds chosen there)")
         _print_trigger(report["trigger"], report["types"])
-        _replace_report(prov, report)
-    console.print(f"wrote {WEIGHTS}")
+
+    _train_each(providers, f"trigger ({training.TRIGGER_MEMBERS} networks per fold, out of fold) and memory type",
+                lambda e, prov: training.train_trigger_model(e, prov, pair_rounds=rounds, trigger_rounds=turn_rounds),
+                show, lambda report: report)
 
 
 def _train_change_model(data: Path, rounds: tuple[int, ...], providers: list[str]) -> None:
-    """``train judge --only pair``: the change model alone, its report entry replaced in place."""
-    from agent_memory.embed import make_embedder
+    """``train judge --only pair``: the change model alone."""
     from agent_memory.judge import train as training
-    from agent_memory.judge.models import WEIGHTS
 
-    for prov in providers:
-        with err_console.status(f"{prov}: change model (LoCoMo statements, profiles, pairs, out of fold)"):
-            embedder = make_embedder(Settings().model_copy(update={"embedding_provider": prov}))
-            report = training.train_change_model(embedder, prov, locomo=data, pair_rounds=rounds)
+    def show(prov: str, report: dict[str, Any]) -> None:
         console.print(f"[bold]{prov}[/bold] change: thresholds {report['thresholds']}, recall out of fold "
                       f"{report['recall_oof']}, LoCoMo negatives {report['conversation_negatives']}, "
                       f"same-person negatives {report['profile_negatives']}")
-        _replace_report(prov, {"pair": report})
-    console.print(f"wrote {WEIGHTS}")
+
+    _train_each(providers, "change model (LoCoMo statements, profiles, pairs, out of fold)",
+                lambda e, prov: training.train_change_model(e, prov, locomo=data, pair_rounds=rounds),
+                show, lambda report: {"pair": report})
+
+
+def _train_gate_model(data: Path, rounds: tuple[int, ...], providers: list[str]) -> None:
+    """``train judge --only gate``: the query gate, its floor and answer model alone."""
+    from agent_memory.judge import train as training
+
+    def show(prov: str, report: dict[str, Any]) -> None:
+        console.print(f"[bold]{prov}[/bold] (out-of-fold on the training split of rounds {list(rounds)})")
+        _print_gate(report)
+
+    _train_each(providers, "query gate (out of fold), then its floor and answer model on the stored training "
+                "profiles", lambda e, prov: training.train_gate_model(e, prov, locomo=data, gate_rounds=rounds),
+                show, lambda report: {"gate": report})
 
 
 @app.command(name="eval")

@@ -63,6 +63,9 @@ said in passing, 2026-12-04) was trained on once, by a rule written first: held-
 but LoCoMo's extracted R@10 fell 71.5 -> 70.6, so the shipped trigger is that of rounds 1-3
 (README, "Trained on round 6, and not kept") and ``--trigger-rounds 1,2,3,6`` trains the other.
 Without this, a new round of turns would silently join the next ``train judge``."""
+GATE_ROUNDS = (1, 2, 3)
+"""The writing rounds whose queries train the query gate and its answer model. Without this, a new
+round of queries would silently join the next ``train judge``."""
 Progress = Callable[[str, int], None]
 
 
@@ -402,7 +405,7 @@ def _best_similarity(m: Any, user: str, query: str) -> float:
 
 
 def calibrate_floor(embedder: Embedder, models: dict[str, Classifier], personal_oof: dict[str, float],
-                    data: Path = corpus.DATA) -> dict[str, Any]:
+                    data: Path = corpus.DATA, rounds: Sequence[int] | None = None) -> dict[str, Any]:
     """The relevance floor for a personal query and the gate's answer model, on stored training
     profiles (in-process Memory, Milvus Lite, the real recall path).
 
@@ -419,7 +422,7 @@ def calibrate_floor(embedder: Embedder, models: dict[str, Classifier], personal_
     from agent_memory.service import Memory
 
     profiles = {p["profile"]: p for p in corpus.load("profiles", data).train}
-    queries = corpus.load("queries", data).train
+    queries = corpus.load("queries", data, rounds=rounds).train
     tied = [r for r in queries if r.get("profile") in profiles and r.get("expected")]
     general = [r for r in queries if r["label"] == "general"]
     back: dict[float, list[bool]] = {f: [] for f in FLOORS}
@@ -507,8 +510,8 @@ def train_trigger_model(embedder: Embedder | None, provider: str, out: Path = WE
 
 def train_all(embedder: Embedder | None, provider: str, out: Path = WEIGHTS, locomo: Path | None = None,
               on_progress: Progress | None = None, data: Path = corpus.DATA,
-              pair_rounds: Sequence[int] = PAIR_ROUNDS,
-              trigger_rounds: Sequence[int] = TRIGGER_ROUNDS) -> dict[str, Any]:
+              pair_rounds: Sequence[int] = PAIR_ROUNDS, trigger_rounds: Sequence[int] = TRIGGER_ROUNDS,
+              gate_rounds: Sequence[int] = GATE_ROUNDS) -> dict[str, Any]:
     """Train the four models for ``provider`` (``lexical`` = no embedding) and write them."""
     def step(name: str) -> None:
         if on_progress:
@@ -527,21 +530,39 @@ def train_all(embedder: Embedder | None, provider: str, out: Path = WEIGHTS, loc
                                                                 shipped.pair, shipped.gate))
     pair = train_pair(pairs, embedder, conversation, people)
     step("pair")
-    queries = corpus.load("queries", data).train
+    queries = corpus.load("queries", data, rounds=gate_rounds).train
     gate, personal_oof = train_gate(queries, embedder, locomo_questions(locomo) if locomo else [])
     step("gate")
     name = provider if embedder is not None else LEXICAL
-    floor: dict[str, Any] = {}
     if embedder is not None:
-        floor = calibrate_floor(embedder, {"trigger": trigger.model, "types": types.model, "pair": pair.model,
-                                           "gate": gate.model}, personal_oof, data)
-        gate.model.meta["min_similarity"] = floor["min_similarity"]
-        gate.model.meta["override_similarity"] = floor["override_similarity"]
-        gate.model.meta["answer"] = floor["answer"]
-        gate.report["floor"] = floor
+        _with_floor(gate, calibrate_floor(embedder, {"trigger": trigger.model, "types": types.model,
+                                                     "pair": pair.model, "gate": gate.model},
+                                          personal_oof, data, gate_rounds))
         step("floor")
     _save_trigger(turns, trigger, types, name, out, trigger_rounds)
     _save(pair, "pair", name, out, rounds=list(pair_rounds), train_rows=len(pairs))
-    _save(gate, "gate", name, out, train_rows=len(queries))
+    _save(gate, "gate", name, out, rounds=list(gate_rounds), train_rows=len(queries))
     return {"provider": name, "trigger": trigger.report, "types": types.report, "pair": pair.report,
             "gate": gate.report}
+
+
+def _with_floor(gate: Trained, floor: dict[str, Any]) -> None:
+    """The relevance floor and the answer model ride in the gate's weights file."""
+    gate.model.meta["min_similarity"] = floor["min_similarity"]
+    gate.model.meta["override_similarity"] = floor["override_similarity"]
+    gate.model.meta["answer"] = floor["answer"]
+    gate.report["floor"] = floor
+
+
+def train_gate_model(embedder: Embedder, provider: str, out: Path = WEIGHTS, locomo: Path | None = None,
+                     data: Path = corpus.DATA, gate_rounds: Sequence[int] = GATE_ROUNDS) -> dict[str, Any]:
+    """Only the query gate and its floor and answer model, next to the committed trigger,
+    memory-type and change models (which store the training profiles the floor is fitted on):
+    what ``train judge --only gate`` runs."""
+    shipped = load_judge(provider, out)
+    queries = corpus.load("queries", data, rounds=gate_rounds).train
+    gate, personal_oof = train_gate(queries, embedder, locomo_questions(locomo) if locomo else [])
+    models = {"trigger": shipped.trigger, "types": shipped.types, "pair": shipped.pair, "gate": gate.model}
+    _with_floor(gate, calibrate_floor(embedder, models, personal_oof, data, gate_rounds))
+    _save(gate, "gate", provider, out, rounds=list(gate_rounds), train_rows=len(queries))
+    return gate.report

@@ -40,9 +40,13 @@ def test_bad_input_is_a_clear_error_not_a_traceback(tmp_path: Path) -> None:
     assert "invalid user_id" in bad.stderr and "Traceback" not in bad.stderr
     missing = run(tmp_path, "inspect", "0" * 32, check=False)
     assert missing.returncode == 2 and "not found" in missing.stderr
-    only = subprocess.run([sys.executable, "-m", "agent_memory.cli", "train", "judge", "--only", "gate"],
+    only = subprocess.run([sys.executable, "-m", "agent_memory.cli", "train", "judge", "--only", "types"],
                           capture_output=True, text=True, timeout=120)
-    assert only.returncode == 2 and "--only takes 'pair' or 'trigger'" in only.stderr and "Traceback" not in only.stderr
+    assert only.returncode == 2 and "--only takes 'pair', 'trigger' or 'gate'" in only.stderr
+    assert "Traceback" not in only.stderr
+    rounds = subprocess.run([sys.executable, "-m", "agent_memory.cli", "train", "judge", "--only", "gate",
+                             "--gate-rounds", "1,x"], capture_output=True, text=True, timeout=120)
+    assert rounds.returncode == 2 and "--gate-rounds takes round numbers" in rounds.stderr
 
 
 def test_selfcheck_and_health(tmp_path: Path) -> None:

@@ -312,6 +312,27 @@ def test_the_answer_model_is_fitted_on_stored_profiles(tmp_path: Path, embedder:
     assert floor["answer"]["weights"][1] > 0 and 0 < floor["answer"]["threshold"] < 1
     assert report["answerable_passed_oof"] >= 0.8
 
+    # `train judge --only gate`: the gate (with its floor and answer model) rewritten from the
+    # named rounds, next to the committed trigger, type and change models, which stay as they were
+    import shutil
+
+    from agent_memory.judge.models import WEIGHTS
+    from agent_memory.judge.train import train_gate_model
+
+    later = [{"id": f"r11-{i}", "lang": "en", "query": q, "label": lab, "category": "x"} for i, (q, lab) in enumerate(
+        [("what do you know about me?", "personal"), ("which name did I ask you to use for me?", "personal"),
+         ("what can you do?", "general"), ("what do you know about black holes?", "general")] * 2)]
+    (data / "queries-x-r11a.jsonl").write_text("".join(json.dumps(r) + "\n" for r in later))
+    out = tmp_path / "weights"
+    shutil.copytree(WEIGHTS, out)
+    before = {n: weights_path(n, "usem3", out).read_bytes() for n in ("trigger", "types", "pair", "gate")}
+    gate = train_gate_model(embedder, "usem3", out=out, data=data, gate_rounds=(1, 11))
+    saved = load_model(weights_path("gate", "usem3", out))
+    assert saved.meta["rounds"] == [1, 11] and saved.meta["train_rows"] == len(queries) + len(later)
+    assert saved.meta["answer"] == gate["floor"]["answer"] and "min_similarity" in saved.meta
+    assert weights_path("gate", "usem3", out).read_bytes() != before["gate"]
+    assert all(weights_path(n, "usem3", out).read_bytes() == before[n] for n in ("trigger", "types", "pair"))
+
 
 def test_the_second_look_decides_from_the_best_match_and_stands_aside_for_documents(tmp_path: Path,
                                                                                      embedder: Embedder) -> None:

@@ -202,6 +202,8 @@ def test_training_runs_end_to_end_on_a_tiny_corpus(tmp_path: Path) -> None:
     (data / "pairs-x-r4a.jsonl").write_text("".join(json.dumps(r) + "\n" for r in later))
     later_turns = [{**r, "id": f"late-turn{i}"} for i, r in enumerate(rows[::2])]  # a later round's turns
     (data / "turns-x-r6a.jsonl").write_text("".join(json.dumps(r) + "\n" for r in later_turns))
+    later_queries = [{**r, "id": f"late-query{i}"} for i, r in enumerate(queries[::2])]  # a later round's queries
+    (data / "queries-x-r11a.jsonl").write_text("".join(json.dumps(r) + "\n" for r in later_queries))
     corpus.write_split(corpus.make_split(data), data / "split.json")
     report = train_all(None, "lexical", out=tmp_path / "w", data=data)
     from agent_memory.judge.models import load_model
@@ -214,9 +216,15 @@ def test_training_runs_end_to_end_on_a_tiny_corpus(tmp_path: Path) -> None:
     assert report["gate"]["model"] in ("linear", "hidden")
     assert any(k.startswith("hidden") for k in report["gate"]["oof"]) and any(
         k.startswith("linear") for k in report["gate"]["oof"])
-    wider = train_all(None, "lexical", out=tmp_path / "w4", data=data, pair_rounds=(1, 4))
+    # so does the gate on rounds 1-3: round 11's queries are split, not used unless named
+    assert load_model(tmp_path / "w" / "gate-lexical.npz").meta["train_rows"] == len(
+        corpus.load("queries", data, rounds=(1,)).train)
+    wider = train_all(None, "lexical", out=tmp_path / "w4", data=data, pair_rounds=(1, 4), gate_rounds=(1, 11))
     assert load_model(tmp_path / "w4" / "pair-lexical.npz").meta["train_rows"] == len(
         corpus.load("pairs", data).train) and wider["pair"]["thresholds"]
+    assert load_model(tmp_path / "w4" / "gate-lexical.npz").meta["train_rows"] == len(
+        corpus.load("queries", data).train) > len(corpus.load("queries", data, rounds=(1,)).train)
+    assert load_model(tmp_path / "w4" / "gate-lexical.npz").meta["rounds"] == [1, 11]
     assert {p.name for p in (tmp_path / "w").glob("*.npz")} == {
         "trigger-lexical.npz", "types-lexical.npz", "pair-lexical.npz", "gate-lexical.npz"}
     assert 0 < report["trigger"]["threshold"] < 1
