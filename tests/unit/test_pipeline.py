@@ -54,6 +54,18 @@ def test_the_third_person_rewrite_conjugates_the_verb(said: str, stored: str) ->
     assert _third_person_en(said) == stored
 
 
+@pytest.mark.parametrize(("said", "stored"), [
+    ("我们组用的是飞书，周报周五交", "用户他们组用的是飞书，周报周五交"),  # a team, not "用户和家人组"
+    ("上周六我们家小宝出生了", "上周六用户他们家小宝出生了"),  # not "用户们家" (users' home)
+    ("咱们周末去爬山吧，我的腿好了", "用户他们周末去爬山吧，用户的腿好了"),
+    ("我在学习自我管理", "用户在学习自我管理"),  # "自我" is self-, not "I"
+])
+def test_the_chinese_rewrite_says_we_and_self_as_chinese(said: str, stored: str) -> None:
+    from agent_memory.pipeline.extract import _third_person_zh
+
+    assert _third_person_zh(said) == stored
+
+
 def test_a_sentence_ends_at_a_mark_before_a_space_never_inside_a_word() -> None:
     assert sentences("I paid 3.5 dollars for it. See www.example.com later") == [
         "I paid 3.5 dollars for it.", "See www.example.com later"]
