@@ -120,9 +120,9 @@ def _third_person_zh(s: str) -> str:
     """"我们" / "咱们" (the user and others: a family, a team, a company) become "用户他们", which
     reads right before a verb and before a noun alike ("用户他们公司", "用户他们周末去爬山"); until
     2026-12-06 a leading "我们" became "用户和家人" ("用户和家人组用的是飞书", of a work team) and any
-    other "用户们" (users). "自我" (self-) is a word, not "I": "自我介绍" stays."""
-    s = re.sub(r"我们|咱们", "用户他们", s)
-    return re.sub(r"(?<!自)我", "用户", s.replace("我的", "用户的"))
+    other "用户们" (users). "自我" (self-) is a word, not "I": "自我介绍" and "自我的成长" stay ("我的"
+    needs no rule of its own: its "我" becomes "用户")."""
+    return re.sub(r"(?<!自)我", "用户", re.sub(r"我们|咱们", "用户他们", s))
 
 
 def _resolve_dates(s: str, when: datetime) -> str:

@@ -59,6 +59,7 @@ def test_the_third_person_rewrite_conjugates_the_verb(said: str, stored: str) ->
     ("上周六我们家小宝出生了", "上周六用户他们家小宝出生了"),  # not "用户们家" (users' home)
     ("咱们周末去爬山吧，我的腿好了", "用户他们周末去爬山吧，用户的腿好了"),
     ("我在学习自我管理", "用户在学习自我管理"),  # "自我" is self-, not "I"
+    ("我在追求自我的成长", "用户在追求自我的成长"),  # not "自用户的成长"
 ])
 def test_the_chinese_rewrite_says_we_and_self_as_chinese(said: str, stored: str) -> None:
     from agent_memory.pipeline.extract import _third_person_zh
