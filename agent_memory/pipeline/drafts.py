@@ -155,7 +155,7 @@ def _judged(texts: list[str], verdicts: list[TurnVerdict], screen: Screen, when:
     """Statements of the turns the trigger model kept: each sentence the model keeps on its own
     becomes a statement (a greeting or a request inside a longer turn is left out); when no
     sentence stands alone, the whole turn is one. All sentences go through one ``screen`` call."""
-    split = [sentences(t) if v.keep else [] for t, v in zip(texts, verdicts, strict=True)]
+    split = [sentences(t, questions=True) if v.keep else [] for t, v in zip(texts, verdicts, strict=True)]
     flat = [p for parts in split if len(parts) > 1 for p in parts]
     judged = iter(screen(flat) if flat else [])
     out: list[list[Statement]] = []

@@ -166,8 +166,18 @@ def statement(sentence: str, kind: str, when: datetime, topic: bool = True) -> S
     return Statement(body, kind, _topic(part) if topic else None, value, reasons, said=part)
 
 
-def sentences(text: str) -> list[str]:
-    return [p.strip() for p in _SPLIT.split(text.strip()) if p.strip()]
+_QUESTION_END = re.compile(r"(?<=[?])\s+|(?<=[？])(?![？])\s*")
+
+
+def sentences(text: str, questions: bool = False) -> list[str]:
+    """``text`` cut where a sentence ends (``_SPLIT``); with ``questions``, also after a question
+    mark, which the trigger's screening does not cut at (see ``_SPLIT``) but the choice of a kept
+    turn's statements does: "can you help me plan meals for the week? I'm vegetarian" is kept for
+    its second half, and the request should not be stored with it."""
+    parts = [p.strip() for p in _SPLIT.split(text.strip()) if p.strip()]
+    if questions:
+        parts = [q.strip() for p in parts for q in _QUESTION_END.split(p) if q.strip()]
+    return parts
 
 
 def extract(text: str, when: datetime) -> list[Statement]:

@@ -271,6 +271,24 @@ def test_a_short_turn_is_kept_when_one_of_its_sentences_is() -> None:
     assert not noise.keep
 
 
+def test_a_request_before_a_fact_is_left_out_of_the_statement() -> None:
+    """The turn is kept for its fact; the question before it is judged alone and not stored."""
+    from datetime import UTC, datetime
+
+    from agent_memory.judge.models import TurnVerdict
+    from agent_memory.model import RememberRequest
+    from agent_memory.pipeline.drafts import drafts
+
+    def fake(texts: list[str]) -> list[TurnVerdict]:  # keeps what says "vegetarian"
+        return [TurnVerdict("vegetarian" in t, 0.9 if "vegetarian" in t else 0.1, "fact", False, "fake")
+                for t in texts]
+
+    req = RememberRequest.model_validate({"user_id": "u", "messages": [
+        {"role": "user", "content": "can you help me plan meals for the week? I'm vegetarian and so is my partner"}]})
+    (made,) = drafts(req, datetime(2026, 1, 1, tzinfo=UTC), screen=fake)[0]
+    assert made.text.startswith("The user is vegetarian") and "meals" not in made.text
+
+
 def test_a_statement_from_a_short_turn_keeps_the_whole_turn_as_its_context() -> None:
     """The trigger keeps one sentence; the sentence it dropped, which a later question will use,
     stays in the statement's context (matched by recall) but not in the memory itself."""

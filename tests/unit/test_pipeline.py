@@ -78,6 +78,15 @@ def test_a_sentence_ends_at_a_mark_before_a_space_never_inside_a_word() -> None:
     assert sentences("我很好。你呢？我住在上海；下个月搬家") == ["我很好。", "你呢？我住在上海；", "下个月搬家"]
 
 
+def test_a_kept_turns_statements_are_also_cut_after_a_question() -> None:
+    """Screening a turn never cuts at "?"; choosing the statements of a kept one does."""
+    assert sentences("can you plan meals for the week? I'm vegetarian", questions=True) == [
+        "can you plan meals for the week?", "I'm vegetarian"]
+    assert sentences("what?? I am tired. ok", questions=True) == ["what??", "I am tired.", "ok"]
+    assert sentences("你好？？我下周去上海", questions=True) == ["你好？？", "我下周去上海"]
+    assert sentences("is a?b a path", questions=True) == ["is a?b a path"]  # not inside a word
+
+
 @pytest.mark.parametrize("said", [
     "I'm a nurse at St. Mary's and I work nights",  # was "...a nurse at St." and "Mary's ..."
     "my supervisor is Dr. Hannah Mbeki, she wants Harvard referencing",
