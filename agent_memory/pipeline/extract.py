@@ -169,15 +169,22 @@ def statement(sentence: str, kind: str, when: datetime, topic: bool = True) -> S
 _QUESTION_END = re.compile(r"(?<=[?])\s+|(?<=[？])(?![？])\s*")
 
 
-def sentences(text: str, questions: bool = False) -> list[str]:
-    """``text`` cut where a sentence ends (``_SPLIT``); with ``questions``, also after a question
-    mark, which the trigger's screening does not cut at (see ``_SPLIT``) but the choice of a kept
-    turn's statements does: "can you help me plan meals for the week? I'm vegetarian" is kept for
-    its second half, and the request should not be stored with it."""
-    parts = [p.strip() for p in _SPLIT.split(text.strip()) if p.strip()]
-    if questions:
-        parts = [q.strip() for p in parts for q in _QUESTION_END.split(p) if q.strip()]
-    return parts
+def sentences(text: str) -> list[str]:
+    return [p.strip() for p in _SPLIT.split(text.strip()) if p.strip()]
+
+
+def told_parts(text: str) -> list[str]:
+    """The sentences of ``text`` without the questions in front of what follows them: the parts a
+    kept turn's statements are chosen from. The trigger's screening never cuts at "?" (see
+    ``_SPLIT``), but "can you help me plan meals for the week? I'm vegetarian" is kept for its
+    second half, and the request should not be stored with it; nor is a question ever a statement
+    on its own ("any tips for sleeping on a plane?" judged alone scores as a fact). A sentence that
+    is a question, or ends with one ("I'm moving to Berlin, any tips?"), stays whole."""
+    out = []
+    for sentence in sentences(text):
+        pieces = [q.strip() for q in _QUESTION_END.split(sentence) if q.strip()]
+        out.append(pieces[-1] if pieces else sentence)
+    return out
 
 
 def extract(text: str, when: datetime) -> list[Statement]:

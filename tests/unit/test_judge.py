@@ -272,16 +272,15 @@ def test_a_short_turn_is_kept_when_one_of_its_sentences_is() -> None:
 
 
 def test_a_request_before_a_fact_is_left_out_of_the_statement() -> None:
-    """The turn is kept for its fact; the question before it is judged alone and not stored."""
+    """The turn is kept for its fact; the question before it is not stored, with it or alone."""
     from datetime import UTC, datetime
 
     from agent_memory.judge.models import TurnVerdict
     from agent_memory.model import RememberRequest
     from agent_memory.pipeline.drafts import drafts
 
-    def fake(texts: list[str]) -> list[TurnVerdict]:  # keeps what says "vegetarian"
-        return [TurnVerdict("vegetarian" in t, 0.9 if "vegetarian" in t else 0.1, "fact", False, "fake")
-                for t in texts]
+    def fake(texts: list[str]) -> list[TurnVerdict]:  # keeps what says "vegetarian", and the question alone too
+        return [TurnVerdict("vegetarian" in t or "meals" in t, 0.9, "fact", False, "fake") for t in texts]
 
     req = RememberRequest.model_validate({"user_id": "u", "messages": [
         {"role": "user", "content": "can you help me plan meals for the week? I'm vegetarian and so is my partner"}]})

@@ -8,7 +8,7 @@ import pytest
 
 from agent_memory.evaluation import pipeline_eval
 from agent_memory.pipeline import decide, decide_turn, extract, importance
-from agent_memory.pipeline.extract import sentences
+from agent_memory.pipeline.extract import sentences, told_parts
 
 WHEN = datetime(2026, 3, 2, 10, tzinfo=UTC)
 
@@ -78,13 +78,15 @@ def test_a_sentence_ends_at_a_mark_before_a_space_never_inside_a_word() -> None:
     assert sentences("我很好。你呢？我住在上海；下个月搬家") == ["我很好。", "你呢？我住在上海；", "下个月搬家"]
 
 
-def test_a_kept_turns_statements_are_also_cut_after_a_question() -> None:
-    """Screening a turn never cuts at "?"; choosing the statements of a kept one does."""
-    assert sentences("can you plan meals for the week? I'm vegetarian", questions=True) == [
-        "can you plan meals for the week?", "I'm vegetarian"]
-    assert sentences("what?? I am tired. ok", questions=True) == ["what??", "I am tired.", "ok"]
-    assert sentences("你好？？我下周去上海", questions=True) == ["你好？？", "我下周去上海"]
-    assert sentences("is a?b a path", questions=True) == ["is a?b a path"]  # not inside a word
+def test_a_kept_turns_statements_leave_out_the_questions_in_front() -> None:
+    """Screening a turn never cuts at "?"; choosing the statements of a kept one leaves out a
+    question in front of what follows it, and never makes a question a statement of its own."""
+    assert told_parts("can you plan meals for the week? I'm vegetarian") == ["I'm vegetarian"]
+    assert told_parts("what?? I am tired. ok") == ["I am tired.", "ok"]
+    assert told_parts("你好？？我下周去上海") == ["我下周去上海"]
+    assert told_parts("I'm moving to Berlin, any tips?") == ["I'm moving to Berlin, any tips?"]
+    assert told_parts("Hi! Any tips? I fly on the 14th. Thanks?") == ["Hi!", "I fly on the 14th.", "Thanks?"]
+    assert told_parts("is a?b a path") == ["is a?b a path"]  # not inside a word
 
 
 @pytest.mark.parametrize("said", [
