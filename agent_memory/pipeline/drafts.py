@@ -155,16 +155,17 @@ def _judged(texts: list[str], verdicts: list[TurnVerdict], screen: Screen, when:
     """Statements of the turns the trigger model kept: each sentence the model keeps on its own
     becomes a statement (a greeting or a request inside a longer turn is left out); when no
     sentence stands alone, the whole turn is one. All sentences go through one ``screen`` call."""
-    split = [told_parts(t) if v.keep else [] for t, v in zip(texts, verdicts, strict=True)]
-    chosen_from = [len(parts) > 1 or parts != [t.strip()] for t, parts in zip(texts, split, strict=True)]
-    flat = [p for parts, c in zip(split, chosen_from, strict=True) if c for p in parts]
+    # the parts to choose among, none when the turn is its only part (nothing to choose)
+    split = [parts if v.keep and (parts := told_parts(t)) != [t.strip()] else []
+             for t, v in zip(texts, verdicts, strict=True)]
+    flat = [p for parts in split for p in parts]
     judged = iter(screen(flat) if flat else [])
     out: list[list[Statement]] = []
-    for text, v, parts, c, at in zip(texts, verdicts, split, chosen_from, when, strict=True):
+    for text, v, parts, at in zip(texts, verdicts, split, when, strict=True):
         if not v.keep:
             out.append([])
             continue
-        kept = [(p, sv) for p in parts if (sv := next(judged)).keep] if c else []
+        kept = [(p, sv) for p in parts if (sv := next(judged)).keep]
         chosen = kept or [(text.strip(), v)]
         made = [statement(p, sv.memory_type or v.memory_type or "fact", at, topic=False) for p, sv in chosen]
         if len(made) > 1 and screenable(text):
