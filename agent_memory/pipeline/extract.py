@@ -60,7 +60,15 @@ _EN_OBJECT = [
 _EN_VERBS = ("like|love|hate|prefer|live|work|have|want|need|enjoy|drink|eat|take|play|plan|own|drive|use|go|"
              "think|feel|know|study|teach|run|visit|get|do|ride|host|coach|cook|bake|write|read|speak|walk|"
              "wear|keep|buy|pay|save|spend|try|watch|miss|fix|wish|make|bring|call|come|commute|train|"
-             "volunteer|attend|share|rent")
+             "volunteer|attend|share|rent|"
+             # added 2026-12-06 ("The user fly to Tokyo"): everyday verbs whose past is not their base
+             # form (a "put", "cut" or "quit" after "I" may be past, and is left as said)
+             "fly|move|sleep|swim|hike|cycle|bike|climb|dance|sing|paint|draw|knit|sew|garden|travel|shop|"
+             "stay|wake|leave|meet|learn|practice|practise|remember|forget|collect|grow|raise|support|follow|"
+             "listen|stream|code|program|design|build|manage|lead|sell|smoke|avoid|skip|brew|order|celebrate|"
+             "care|hope|expect|believe|understand|suffer|struggle|carry|lift|jog|surf|ski|skate|fish|camp|"
+             "mentor|tutor|babysit|nap|meditate|pray|vote|invest|owe|earn|send|choose|belong|find|sleepwalk|"
+             "worry|fancy|adore|dislike|crave|sit|stand|join")
 _EN_ADVERBS = {"usually", "always", "often", "never", "really", "still", "also", "sometimes", "mostly", "only",
                "just"}
 _EN_VERB_FIX = re.compile(rf"\bthe user ((?:(?:{'|'.join(sorted(_EN_ADVERBS))}) )?)({_EN_VERBS})\b", re.I)

@@ -40,6 +40,9 @@ def test_worth_keeping_turns_become_third_person_statements_with_dates_types_top
     ("I coach Sofia's team and I do yoga", "The user coaches Sofia's team and the user does yoga"),
     ("I go to the gym", "The user goes to the gym"),
     ("I just moved to Berlin", "The user just moved to Berlin"),  # past tense: left as said
+    ("I fly to Tokyo on Friday", "The user flies to Tokyo on Friday"),  # "The user fly" until 2026-12-06
+    ("I usually sleep at 11 and I worry a lot", "The user usually sleeps at 11 and the user worries a lot"),
+    ("I quit smoking", "The user quit smoking"),  # past or present: left as said
     ("I don't eat meat", "The user doesn't eat meat"),
     # "me" is an object: its verb is not the user's ("help the user plans" until 2026-12-06)
     ("can you help me plan meals? I need ideas", "Can you help the user plan meals? the user needs ideas"),
