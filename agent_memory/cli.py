@@ -602,6 +602,12 @@ def _eval_gate(out: Path) -> None:
         _table(f"the profiles told in conversations (after 0-3 noise turns each), {label}",
                [(k, str(c["default"].get(k)), str(c["context_blend"].get(k))) for k in keys],
                ("measure", "default", "context_blend (opt-in)"))
+    result["whole_user_questions"] = judge_eval.whole_user_questions()
+    for split in judge_eval.SPLITS:
+        w = result["whole_user_questions"][split]
+        label = "HELD-OUT" if split == "heldout" else "training split (the patterns were revised on it)"
+        _table(f"questions about the user as a whole (whole_user_questions, opt-in): the patterns fire, {label}",
+               [(k, f"{v['fired']} of {v['of']}", str(v["share"])) for k, v in w.items()], ("rows", "fired", "share"))
     out.mkdir(parents=True, exist_ok=True)
     (out / "recall_gate.json").write_text(json.dumps(result, indent=2, ensure_ascii=False))
     console.print(f"wrote {out / 'recall_gate.json'}")

@@ -45,6 +45,7 @@ from agent_memory.judge import Judge, load_judge
 from agent_memory.judge.answer import MAX_CHARS as ANSWER_MAX_CHARS
 from agent_memory.judge.frames import plain_change
 from agent_memory.judge.models import ChangeVerdict, TurnVerdict
+from agent_memory.judge.profile import asks_about_whole_user
 from agent_memory.lexical import doc_tokens, lexical_relevance
 from agent_memory.llm import LLM
 from agent_memory.model import (
@@ -533,6 +534,11 @@ class Memory:
         With ``conversation``, a query that refers back into it ("do the same as last time") is
         rewritten to be self-contained first (:mod:`agent_memory.pipeline.rewrite`).
 
+        With ``whole_user_questions`` (opt-in), a question about the user as a whole ("what do you
+        know about me?": :mod:`agent_memory.judge.profile`), which no memory is similar to, is
+        answered by the gate with no relevance floor (the request's own ``min_score`` still applies):
+        the user's ``top_k`` memories come back in the usual ranked order.
+
         Content comes from the index rows, which hold it whole up to ``index_content_bytes``; longer
         memories are read from the store, and every one with ``fetch_originals``."""
         req: RecallRequest = validated(
@@ -573,9 +579,12 @@ class Memory:
         vector = self.embedder.embed_query(query)
         t_embed = time.perf_counter()
         c_embed = time.thread_time()
-        gate = self._gate(query, vector) if (s.recall_gate if req.gate is None else req.gate) else None
-        if (gate is not None and gate["decision"] == "answer" and not gate.get("keywords") and req.min_score is None
-                and s.min_score is None and self.judge.min_similarity is not None):
+        whole_user = s.whole_user_questions and asks_about_whole_user(query)
+        gate = self._gate(query, vector, whole_user) if (s.recall_gate if req.gate is None else req.gate) else None
+        if whole_user and req.min_score is None:
+            min_score = -1.0  # no memory is similar to "what do you know about me?": every one may answer it
+        elif (gate is not None and gate["decision"] == "answer" and not gate.get("keywords")
+              and req.min_score is None and s.min_score is None and self.judge.min_similarity is not None):
             min_score = self.judge.min_similarity  # the floor calibrated with the gate for personal queries
         t_gate = time.perf_counter()
         c_gate = time.thread_time()
@@ -610,7 +619,7 @@ class Memory:
                 self.index.search(vector, search_flt, limit=limit, strong=strong), params))
         t_search = time.perf_counter()
         c_search = time.thread_time()
-        if gate is not None and not gate.get("keywords"):
+        if gate is not None and not gate.get("keywords") and not whole_user:
             look = self._second_look if s.recall_gate_second_look else self._override
             gate = look(gate, candidates)
         ranked = rank(candidates, now, params, top_k)
@@ -696,11 +705,16 @@ class Memory:
                 expires_at=rec.expires_at, archived=archived and rec.content is None, reason=r.reason))
         return hits
 
-    def _gate(self, query: str, vector: Any) -> dict[str, Any]:
+    def _gate(self, query: str, vector: Any, whole_user: bool = False) -> dict[str, Any]:
         """The query model's verdict: is anything personal asked? (~0.1-0.2 ms: a small network over
-        the query's embedding, which recall computes anyway, and its hashed n-grams)."""
+        the query's embedding, which recall computes anyway, and its hashed n-grams). A question
+        about the user as a whole is answered whatever the model says: the model's score stays in
+        the verdict beside the reason."""
         v = self.judge.query(query, vector)
         threshold = float(self.judge.gate.meta["threshold"])
+        if whole_user:
+            return {"personal": v.personal, "threshold": threshold, "decision": "answer", "whole_user": True,
+                    "reason": "a question about the user as a whole (judge.profile): answered with no floor"}
         if _keywords_only(query):
             return {"personal": v.personal, "threshold": threshold, "decision": "answer", "keywords": True,
                     "reason": "a keyword search, not a question: the gate judges questions and requests"}

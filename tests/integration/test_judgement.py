@@ -274,6 +274,28 @@ def test_the_gate_answers_nothing_to_general_questions_and_logs_why(memory: Memo
     assert all(c["reason"] == "general_query" for c in memory.recalls("u4")[3]["candidates"])
 
 
+def test_a_question_about_the_user_as_a_whole_returns_their_memories(tmp_path: Path, embedder: Embedder) -> None:
+    memory = Memory(Settings(data_dir=tmp_path, consistency_level="Strong", whole_user_questions=True),
+                    embedder=embedder)
+    memory.remember("u5", content="I'm allergic to peanuts")
+    memory.remember("u5", content="I live in Lisbon with my wife Ana")
+    memory.remember("u6", content="I play the cello in an amateur orchestra")
+    for question in ("what do you know about me?", "你都记了我哪些事"):
+        found = memory.recall("u5", question)
+        assert found.gate["decision"] == "answer" and found.gate["whole_user"], question
+        assert sorted(h.content for h in found) == ["I live in Lisbon with my wife Ana", "I'm allergic to peanuts"]
+    assert list(memory.recall("u5", "what do you know about me?", min_score=0.9)) == []  # the caller's floor
+    general = memory.recall("u5", "what do you know about black holes?")
+    assert list(general) == [] and general.gate["decision"] == "nothing" and "whole_user" not in general.gate
+    memory.close()
+
+
+def test_whole_user_questions_are_off_by_default(memory: Memory) -> None:
+    memory.remember("u5", content="I'm allergic to peanuts")
+    found = memory.recall("u5", "what do you know about me?")
+    assert "whole_user" not in found.gate and found.gate["decision"] == "nothing"
+
+
 def test_the_answer_model_is_fitted_on_stored_profiles(tmp_path: Path, embedder: Embedder) -> None:
     """`train judge`'s last step on a tiny corpus through the real model and recall path: stored
     profiles, personal questions asked of their own user, general ones of every user."""
