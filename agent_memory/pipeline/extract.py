@@ -92,9 +92,20 @@ def _fix_verb(m: re.Match[str]) -> str:
     """An adverb before the verb is kept ("the user really likes"); an adverb before a verb not
     listed ("the user just moved") does not match at all, so it is left as said."""
     return f"the user {m.group(1).lower()}{_third_person_verb(m.group(2))}"
-_FILLER = re.compile(r"^((oh|well|so|btw|by the way|actually|also|and|but|hmm|um|对了|其实|另外|还有|话说|嗯)[,，\s]+|"
+_FILLER = re.compile(r"^((oh|well|so|btw|by the way|actually|also|and|but|hmm|um|fyi|just so you know|heads up|"
+                     r"quick one|quick question|real quick|for context|对了|其实|另外|还有|话说|嗯|顺便说一下|顺便)"
+                     r"[,，:：\s]+|"
                      r"(please )?(remember|don't forget|note|keep in mind)( that)?[,:\s]+|"
                      r"(请)?(记住|别忘了|记一下)[,，:：\s]*)", re.I)
+"""Words in front of a fact that are not the fact. Stripped until none is left ("oh and I have two
+cats" was stored as "And the user has two cats", "fyi I'm vegan" as "Fyi the user is vegan" until
+2026-12-06)."""
+
+
+def _without_filler(sentence: str) -> str:
+    while (rest := _FILLER.sub("", sentence, count=1)) != sentence and rest:
+        sentence = rest
+    return sentence
 
 
 @dataclass
@@ -167,7 +178,7 @@ def statement(sentence: str, kind: str, when: datetime, topic: bool = True) -> S
     """One kept sentence as a third-person statement with resolved dates and its importance.
     ``topic``: assign a rule topic slot (the rules-only path); the learned change detector
     finds versions of any attribute without one."""
-    part = _FILLER.sub("", sentence)
+    part = _without_filler(sentence)
     zh = bool(re.search(r"[\u4e00-\u9fff]", part))
     body = _resolve_dates(_third_person_zh(part) if zh else _third_person_en(part), when)
     value, reasons = importance(part, kind)

@@ -150,3 +150,17 @@ def test_same_statement_is_strict_about_numbers_and_words() -> None:
     assert not same_statement("My PIN is 1234", "My PIN is 5678", 0.99, 0.9)
     assert not same_statement("fact number 1 about crashes", "fact number 2 about crashes", 0.97, 0.9)
     assert not same_statement("I live in Lisbon", "I live in Porto", 0.6, 0.9)
+
+
+@pytest.mark.parametrize(("said", "stored"), [
+    ("fyi I'm vegan", "The user is vegan"),  # "Fyi the user is vegan" until 2026-12-06
+    ("oh and I have two cats", "The user has two cats"),  # every filler in front, not the first only
+    ("heads up: I'm moving to Denver in May", "The user is moving to Denver in May"),
+    ("顺便说一下，我对青霉素过敏", "用户对青霉素过敏"),
+    ("So I bought a bike", "The user bought a bike"),
+    ("so", "So"),  # a filler alone is left as said
+])
+def test_words_in_front_of_a_fact_are_left_out_of_its_statement(said: str, stored: str) -> None:
+    from agent_memory.pipeline.extract import statement
+
+    assert statement(said, "fact", WHEN, topic=False).text == stored
