@@ -17,6 +17,7 @@ second (labelled as such: its figures are upper bounds), per language and per ca
 
 from __future__ import annotations
 
+import json
 import random
 import tempfile
 import time
@@ -412,8 +413,6 @@ def recall_in_conversations(settings: Settings | None = None, on_progress: Progr
 def locomo_observations(path: Path, settings: Settings | None = None) -> dict[str, Any]:
     """Trigger precision / recall against the LoCoMo turns that yield an observation (a fact
     about a speaker), per conversation group: 3-5 never trained on, 0-2 possibly."""
-    import json
-
     from agent_memory.embed import make_embedder
 
     if not path.exists():
@@ -461,7 +460,7 @@ def whole_user_questions(scope_path: Path = SCOPE) -> dict[str, Any]:
     No model and no store: the patterns read the text alone."""
     from agent_memory.judge.profile import asks_about_whole_user
 
-    scope = _read_json(scope_path)
+    scope: dict[str, str] = json.loads(scope_path.read_text(encoding="utf-8"))
     queries = corpus.load("queries")
     out: dict[str, Any] = {}
     for split in SPLITS:
@@ -477,13 +476,6 @@ def whole_user_questions(scope_path: Path = SCOPE) -> dict[str, Any]:
                 cells["general/all_rounds"].append(fired)
         out[split] = {k: {"fired": int(sum(v)), "of": len(v), "share": _pct(v)} for k, v in sorted(cells.items())}
     return out
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    import json
-
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return data
 
 
 def diversity(settings: Settings | None = None, threshold: float = 0.9) -> dict[str, Any]:
