@@ -545,6 +545,9 @@ def _eval_judge(out: Path, data: Path) -> None:
             for lang in ("all", "en", "zh")],
             ("lang", "pairs", "new version detected", "+ newest returned (top 5)", "+ newest first",
              "unrelated superseded", "duplicate found", "hard unrelated changed", "confusion"))
+        console.print("the new value recall's first hit, chained or not: " + ", ".join(
+            f"{lang} {c[lang]['new_version_newest_first']} (with the opt-in newer_first "
+            f"{c[lang]['new_version_newest_first_with_newer_first']})" for lang in ("all", "en", "zh")))
         console.print("chained new versions not recalled first, why: " + ", ".join(
             f"{k} {v}" for k, v in c["all"].get("chained_not_first", {}).items()))
         console.print("per writing round (new version detected / + newest first / unrelated superseded): " + "; ".join(
@@ -585,11 +588,13 @@ def _eval_gate(out: Path) -> None:
         rows = []
         rounds = sorted(k for k in r["gate"] if k.startswith("general_answered_nothing/round_"))
         for key in ("general_answered_nothing", "general_answered_nothing/en", "general_answered_nothing/zh",
-                    *rounds, "personal_expected_back", "personal_expected_back/en", "personal_expected_back/zh"):
-            rows.append((key, *(str(r[mode].get(key)) for mode in ("gate", "gate_second_look", "no_gate"))))
+                    *rounds, "personal_expected_back", "personal_expected_back/en", "personal_expected_back/zh",
+                    "personal_expected_first"):
+            rows.append((key, *(str(r[mode].get(key, "")) for mode in ("gate", "gate_second_look", "no_gate",
+                                                                        "gate_newer_first"))))
         _table(f"recall gate, {label}: {r['profiles']} profiles, {r['tied_queries']} personal queries with "
                f"expected memories, {r['general_queries']} general queries", rows,
-               ("measure", "gate (default)", "gate + second look", "no gate"))
+               ("measure", "gate (default)", "gate + second look", "no gate", "gate + newer_first (personal only)"))
         console.print("query model accuracy: " + ", ".join(
             f"{k} {v}" for k, v in r["query_model_accuracy"].items() if k.count("/") == 1 and k.endswith(
                 ("/all", "/en", "/zh"))))

@@ -178,6 +178,11 @@ class Settings(BaseSettings):
     slots of ``top_k``, free ones first, else those of the lowest-scored memories; the best match
     keeps its slot. On the held-out profiles it brought back 91 of 101 expected memories instead
     of 89: see :mod:`agent_memory.dietary`. Also with a request's own ``min_score``."""
+    newer_first: bool = False
+    """When a hit may be a later value of the hit right above it (the change model's P(new version)
+    >= 0.2, said at least a day later, scoring at least 0.7 of it), it goes first: the change
+    detector supersedes only when sure, so a missed change leaves both values active and the
+    stale one often ranks first. Nothing is hidden. See :mod:`agent_memory.newer_first`."""
     whole_user_questions: bool = False
     """Opt-in: a question about the user as a whole ("what do you know about me?", "你都记了我哪些事";
     :mod:`agent_memory.judge.profile`, a list of patterns) is answered with the user's ``top_k``

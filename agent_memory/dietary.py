@@ -78,7 +78,8 @@ def make_room(ranked: Sequence[Ranked], query: str, top_k: int, *, at_most: int 
     # the lowest-scored chosen memories that are not restrictions give up their slots; the cap on
     # ``adds`` leaves enough of them, the best match among them
     overflow = max(0, len(chosen) + len(adds) - top_k)
-    others = [r for r in chosen if id(r) not in restrictions]
+    # by score, not place: ``newer_first`` may have put a later, lower-scored value ahead
+    others = sorted((r for r in chosen if id(r) not in restrictions), key=lambda r: r.parts.score, reverse=True)
     out_ids = {id(r) for r in others[len(others) - overflow:]}
     keep = [r for r in chosen if id(r) not in out_ids]
     dropped = [Ranked(r.hit, r.parts, False, "beyond_top_k") for r in chosen if id(r) in out_ids]

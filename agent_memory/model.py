@@ -344,9 +344,10 @@ class RecallHit(BaseModel):
     content: ``content`` is the index summary and a restore was requested; a later recall
     returns the full original."""
     reason: str = "chosen"
-    """Why it is here: ``chosen`` (it passed the relevance floor and ranked in ``top_k``) or
+    """Why it is here: ``chosen`` (it passed the relevance floor and ranked in ``top_k``),
     ``dietary_constraint`` (a dietary restriction given a slot for a request that names food,
-    whatever its similarity: see :mod:`agent_memory.dietary`)."""
+    whatever its similarity: see :mod:`agent_memory.dietary`) or ``newer_first`` (chosen, and moved
+    ahead of an earlier memory it may replace: see :mod:`agent_memory.newer_first`)."""
 
 
 class RecallResult(list[RecallHit]):

@@ -25,7 +25,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from agent_memory import dietary
+from agent_memory import dietary, newer_first
 from agent_memory.audit import RecallLog
 from agent_memory.conditions import Filters, as_filters
 from agent_memory.config import Settings
@@ -393,6 +393,18 @@ class Memory:
         except BackendUnavailableError:
             return verdict
 
+    def _new_version_probabilities(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """The change model's P(new version) for each (older, newer) pair of statements, as the
+        write path asks it (their own vectors, the trained threshold not applied)."""
+        vecs = self._statement_vectors(list(dict.fromkeys(t for pair in pairs for t in pair))) \
+            if self.judge.uses_vectors else {}
+        out = []
+        for old, new in pairs:
+            sim = float(vecs[old] @ vecs[new]) if vecs else 0.0
+            [verdict] = self.judge.change([old], new, [vecs.get(old)], vecs.get(new), [sim])
+            out.append(verdict.probs["new_version"])
+        return out
+
     def _statement_vectors(self, texts: list[str]) -> dict[str, Any]:
         """Vectors of statements for the change model, recent ones cached: a worker meets the same
         few nearest memories of a user again and again, and each would be embedded every time."""
@@ -623,6 +635,8 @@ class Memory:
             look = self._second_look if s.recall_gate_second_look else self._override
             gate = look(gate, candidates)
         ranked = rank(candidates, now, params, top_k)
+        if s.newer_first and (gate is None or gate["decision"] == "answer"):
+            ranked = newer_first.order(ranked, self._new_version_probabilities)
         if s.dietary_constraints and (gate is None or gate["decision"] == "answer"):
             ranked = dietary.make_room(ranked, query, top_k)
         if gate is not None and gate["decision"] == "nothing":

@@ -195,12 +195,15 @@ def changes(settings: Settings | None = None, on_progress: Progress | None = Non
                        # the profile's memories are about other things: none may end up superseded
                        "other_superseded": any(m.get(i, user_id=user)["original"]["state"]["superseded_by"]
                                                for i in noise_ids)}
-                if r["label"] == "new_version" and got == "new_version" and r.get("query"):
-                    chain = [v.id for v in m.versions(new_o["topic_id"], user_id=user)]
+                if r["label"] == "new_version" and r.get("query"):
                     # the default recall, gate included
                     ranked = [h.memory_id for h in m.recall(user, r["query"], top_k=5)]
-                    row["chain_ok"] = chain[-2:] == [old, new]
-                    row["recall_miss"] = _recall_miss(ranked, new, old)
+                    row["newest_first"] = ranked[:1] == [new]
+                    row["newest_first_newer_first"] = _first_with_newer_first(m, user, r["query"]) == new
+                    if got == "new_version":
+                        chain = [v.id for v in m.versions(new_o["topic_id"], user_id=user)]
+                        row["chain_ok"] = chain[-2:] == [old, new]
+                        row["recall_miss"] = _recall_miss(ranked, new, old)
                 results.append(row)
                 if on_progress:
                     on_progress("changes", 1)
@@ -211,6 +214,16 @@ def changes(settings: Settings | None = None, on_progress: Progress | None = Non
                                       for sub in [[r for r in results if rounds[r["id"]] == n]]}
         m.close()
     return out
+
+
+def _first_with_newer_first(m: Any, user: str, query: str) -> str | None:
+    """Recall's first hit with the opt-in ``newer_first`` (the same store: only the order differs)."""
+    base = m.settings
+    m.settings = base.model_copy(update={"newer_first": True})
+    try:
+        return next((h.memory_id for h in m.recall(user, query, top_k=5)), None)
+    finally:
+        m.settings = base
 
 
 def _recall_miss(ranked: list[str], new: str, old: str) -> str | None:
@@ -238,6 +251,10 @@ def _change_scores(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "pairs": len(sub),
             "new_version_chain_recalled_first": _pct(chained(r) and r["recall_miss"] is None for r in nv),
             "new_version_detected": _pct(r["got"] == "new_version" for r in nv),
+            # what the user sees, chained or not: the new value is recall's first hit (a missed
+            # change leaves both values active; ``newer_first`` orders them)
+            "new_version_newest_first": _pct(bool(r.get("newest_first")) for r in nv),
+            "new_version_newest_first_with_newer_first": _pct(bool(r.get("newest_first_newer_first")) for r in nv),
             # the chain made and its newest value returned (top 5), never behind the stale one; the
             # headline above also asks it to be the first hit, which depends on the query's wording
             "new_version_chain_newest_returned": _pct(chained(r) and r["recall_miss"] in (None, "behind_another_memory")
@@ -271,12 +288,16 @@ def _ask_profiles(m: Any, users: str, made: dict[str, dict[str, set[str]]],
     rounds = corpus.row_rounds("queries")
     res: dict[str, list[bool]] = defaultdict(list)
     for r in tied:
-        hits = {h.memory_id for h in m.recall(users + r["profile"], r["query"], top_k=top_k, gate=gate)}
+        ranked = [h.memory_id for h in m.recall(users + r["profile"], r["query"], top_k=top_k, gate=gate)]
+        hits = set(ranked)
         for key in r["expected"]:
             ids = made[r["profile"]].get(key, set())
             res["expected_memory_stored"].append(bool(ids))
             res["personal_expected_back"].append(bool(ids & hits))
             res[f"personal_expected_back/{r['lang']}"].append(bool(ids & hits))
+        # the first hit is one of the expected memories (a query may expect several)
+        res["personal_expected_first"].append(bool(ranked[:1]) and any(ranked[0] in made[r["profile"]].get(key, set())
+                                                                    for key in r["expected"]))
         if on_progress:
             on_progress(stage, 1)
     for r in general:
@@ -320,6 +341,11 @@ def recall_gate(settings: Settings | None = None, on_progress: Progress | None =
                 m.settings = base.model_copy(update={"recall_gate_second_look": second_look})
                 res[name] = _ask_profiles(m, f"gate-{split}-", made, tied, general, profiles, top_k, use_gate,
                                           on_progress, "gate")
+            # the opt-in ``newer_first`` only reorders what recall returns: the personal queries'
+            # first hits are what it can cost (general ones come back empty or not as by default)
+            m.settings = base.model_copy(update={"newer_first": True})
+            res["gate_newer_first"] = _ask_profiles(m, f"gate-{split}-", made, tied, [], profiles, top_k, True,
+                                                    on_progress, "gate")
             m.settings = base
             judge = m.judge
             vectors = m.embedder.embed_documents([r["query"] for r in rows])

@@ -463,3 +463,27 @@ def test_the_conversation_eval_tells_each_memory_after_noise_and_finds_it() -> N
         assert r[arm]["expected_memory_stored"] >= 0.9, r
         assert r[arm]["personal_expected_back"] >= 0.5, r
         assert r[arm]["general_answered_nothing"] >= 0.6, r
+
+
+def test_with_newer_first_a_missed_change_comes_back_ahead_of_the_value_it_replaces(tmp_path: Path,
+                                                                                   embedder: Embedder) -> None:
+    """The change model leaves "down to once a month" unrelated to "every Tuesday" (no version
+    chain), so both stay active and the stale value ranks first; with ``newer_first`` the later
+    statement goes first, nothing is dropped, and the log says why it moved."""
+    from datetime import UTC, datetime, timedelta
+
+    then = datetime.now(UTC) - timedelta(days=40)
+    order = {}
+    for arm in (False, True):
+        m = Memory(Settings(data_dir=tmp_path / str(arm), consistency_level="Strong", newer_first=arm),
+                   embedder=embedder)
+        m.remember("u", content="my sister is a nurse in Leeds", created_at=then - timedelta(days=5))
+        [old] = m.remember("u", content="I see my therapist every Tuesday", created_at=then)
+        [new] = m.remember("u", content="we're down to once a month, she thinks I'm doing really well")
+        assert m.get(old, user_id="u")["record"]["is_active"]  # not superseded: the model missed it
+        hits = m.recall("u", "how often do I have counselling these days?")
+        ids = {old: "old", new: "new"}
+        order[arm] = [(ids.get(h.memory_id, "other"), h.reason) for h in hits]
+        m.close()
+    assert order[False][:2] == [("old", "chosen"), ("new", "chosen")]
+    assert order[True][:2] == [("new", "newer_first"), ("old", "chosen")]
