@@ -635,8 +635,9 @@ class Memory:
             look = self._second_look if s.recall_gate_second_look else self._override
             gate = look(gate, candidates)
         ranked = rank(candidates, now, params, top_k)
+        moves: list[dict[str, Any]] = []
         if s.newer_first and (gate is None or gate["decision"] == "answer"):
-            ranked = newer_first.order(ranked, self._new_version_probabilities)
+            ranked, moves = newer_first.order(ranked, self._new_version_probabilities)
         if s.dietary_constraints and (gate is None or gate["decision"] == "answer"):
             ranked = dietary.make_room(ranked, query, top_k)
         if gate is not None and gate["decision"] == "nothing":
@@ -673,6 +674,7 @@ class Memory:
                                 **r.parts.model_dump(), "chosen": r.chosen, "reason": r.reason}
                                for r in ranked],
                 "chosen": [h.memory_id for h in hits],
+                "newer_first": moves,
                 "archived": [h.memory_id for h in hits if h.archived],
                 "rehydrated": rehydrated,
             }

@@ -484,6 +484,10 @@ def test_with_newer_first_a_missed_change_comes_back_ahead_of_the_value_it_repla
         hits = m.recall("u", "how often do I have counselling these days?")
         ids = {old: "old", new: "new"}
         order[arm] = [(ids.get(h.memory_id, "other"), h.reason) for h in hits]
+        [log] = m.recalls("u")  # the move and the model's probability, for the audit
+        moves = [(ids[x["memory_id"]], ids[x["ahead_of"]]) for x in log["newer_first"]]
+        assert moves == ([("new", "old")] if arm else [])
+        assert all(0.2 <= x["p_new_version"] < 0.64 for x in log["newer_first"])
         m.close()
     assert order[False][:2] == [("old", "chosen"), ("new", "chosen")]
     assert order[True][:2] == [("new", "newer_first"), ("old", "chosen")]

@@ -36,15 +36,17 @@ def _ids(ranked: list[Ranked]) -> list[str]:
 
 def test_a_later_value_the_model_may_call_a_change_goes_first() -> None:
     p, _ = _model({("lives in Lisbon", "moved to Berlin"): 0.3})
-    out = order([_ranked("lives in Lisbon", 0.9, 0), _ranked("moved to Berlin", 0.8, 30), _ranked("vegan", 0.5, 0)], p)
+    out, moves = order([_ranked("lives in Lisbon", 0.9, 0), _ranked("moved to Berlin", 0.8, 30),
+                        _ranked("vegan", 0.5, 0)], p)
     assert _ids(out) == ["moved to Berlin", "lives in Lisbon", "vegan"]
     assert [r.reason for r in out] == [REASON, "chosen", "chosen"]
+    assert moves == [{"memory_id": "moved to Berlin", "ahead_of": "lives in Lisbon", "p_new_version": 0.3}]
 
 
 def test_under_the_model_bar_the_order_stays() -> None:
     p, asked = _model({("has a dog", "got a cat"): 0.1})
-    out = order([_ranked("has a dog", 0.9, 0), _ranked("got a cat", 0.8, 30)], p)
-    assert _ids(out) == ["has a dog", "got a cat"] and asked == [("has a dog", "got a cat")]
+    out, moves = order([_ranked("has a dog", 0.9, 0), _ranked("got a cat", 0.8, 30)], p)
+    assert _ids(out) == ["has a dog", "got a cat"] and asked == [("has a dog", "got a cat")] and moves == []
 
 
 def test_a_weak_match_a_same_day_statement_or_an_older_one_is_not_asked_about() -> None:
@@ -57,7 +59,7 @@ def test_a_weak_match_a_same_day_statement_or_an_older_one_is_not_asked_about() 
 
 def test_a_value_changed_twice_ends_up_first_and_unchosen_hits_stay_behind() -> None:
     p, _ = _model({("v1", "v2"): 0.9, ("v2", "v3"): 0.9, ("v1", "v3"): 0.9, ("x", "v3"): 0.0})
-    out = order([_ranked("v1", 1.0, 0), _ranked("v2", 0.95, 10), _ranked("v3", 0.9, 20),
-                 _ranked("x", 0.1, 40, chosen=False)], p)
+    out, _ = order([_ranked("v1", 1.0, 0), _ranked("v2", 0.95, 10), _ranked("v3", 0.9, 20),
+                    _ranked("x", 0.1, 40, chosen=False)], p)
     assert _ids(out) == ["v3", "v2", "v1", "x"]
     assert out[-1].reason == "below_min_score"
