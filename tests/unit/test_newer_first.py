@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 from agent_memory.model import IndexRecord, ScoreParts
-from agent_memory.newer_first import REASON, order
+from agent_memory.newer_first import REASON, PairProbability, order
 from agent_memory.ranking import Candidate, Ranked
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -21,7 +21,7 @@ def _ranked(summary: str, score: float, days: float, chosen: bool = True) -> Ran
     return Ranked(Candidate(rec, score), parts, chosen, "chosen" if chosen else "below_min_score")
 
 
-def _model(changes: dict[tuple[str, str], float]):  # type: ignore[no-untyped-def]
+def _model(changes: dict[tuple[str, str], float]) -> tuple[PairProbability, list[tuple[str, str]]]:
     asked: list[tuple[str, str]] = []
 
     def p(pairs: Sequence[tuple[str, str]]) -> list[float]:
