@@ -70,7 +70,8 @@ def order(ranked: Sequence[Ranked], p_new_version: PairProbability, *, min_proba
         swapped = False
         for i in range(len(chosen) - 1):
             a, b = chosen[i], chosen[i + 1]
-            if asked.get(_key(a, b), 0.0) >= min_probability and _may_replace(a, b, min_ratio, min_gap):
+            # a pair is asked about only once it passed _may_replace, which reads the two hits alone
+            if asked.get(_key(a, b), 0.0) >= min_probability:
                 chosen[i], chosen[i + 1] = b, a
                 moves.append({"memory_id": b.hit.record.id, "ahead_of": a.hit.record.id,
                               "p_new_version": round(asked[_key(a, b)], 4)})
