@@ -635,12 +635,13 @@ class Memory:
             look = self._second_look if s.recall_gate_second_look else self._override
             gate = look(gate, candidates)
         ranked = rank(candidates, now, params, top_k)
+        answering = gate is None or gate["decision"] == "answer"  # the gate decides "answer" or "nothing"
         moves: list[dict[str, Any]] = []
-        if s.newer_first and (gate is None or gate["decision"] == "answer"):
+        if s.newer_first and answering:
             ranked, moves = newer_first.order(ranked, self._new_version_probabilities)
-        if s.dietary_constraints and (gate is None or gate["decision"] == "answer"):
+        if s.dietary_constraints and answering:
             ranked = dietary.make_room(ranked, query, top_k)
-        if gate is not None and gate["decision"] == "nothing":
+        if not answering:
             ranked = [Ranked(r.hit, r.parts, False, "general_query") for r in ranked]
         t_rank = time.perf_counter()
         c_rank = time.thread_time()
