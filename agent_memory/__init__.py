@@ -7,6 +7,7 @@ from agent_memory.errors import (
     AgentMemoryError,
     AuthenticationError,
     BackendUnavailableError,
+    ConflictError,
     ContentTooLargeError,
     InvalidInputError,
     ModelMismatchError,
@@ -31,6 +32,6 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "AgentMemoryError", "AsyncMemoryClient", "AuthenticationError", "BackendUnavailableError",
-    "ContentTooLargeError", "InvalidInputError", "Memory", "MemoryClient", "ModelMismatchError",
+    "ConflictError", "ContentTooLargeError", "InvalidInputError", "Memory", "MemoryClient", "ModelMismatchError",
     "NotFoundError", "RecallHit", "RecallResult", "Settings",
 ]

@@ -169,6 +169,23 @@ def forget(memory_id: str, user: Annotated[str | None, typer.Option("--user", "-
 
 
 @app.command()
+def correct(memory_id: str,
+            decision: Annotated[str, typer.Argument(help="unrelated (undo the change detector's link) or "
+                                                         "new_version (with --of)")],
+            of: Annotated[str | None, typer.Option(help="With new_version: the memory this one is a new "
+                                                       "value of.")] = None,
+            user: Annotated[str | None, typer.Option("--user", "-u")] = None,
+            agent: Agent = None, run: Run = None, data_dir: DataDir = None) -> None:
+    """Overrule the change detector on a memory (see README, "Correcting a change decision")."""
+    try:
+        rec = _memory(data_dir).correct(memory_id, user_id=user, decision=decision, of=of, agent_id=agent, run_id=run)
+    except AgentMemoryError as exc:
+        raise _fail(exc) from None
+    console.print(f"corrected {rec.id}: {decision}{f' of {of}' if of else ''}; active {rec.is_active}, "
+                  f"topic {rec.topic_id}", markup=False, highlight=False, soft_wrap=True)
+
+
+@app.command()
 def inspect(
     memory_id: Annotated[str | None, typer.Argument(help="Show one memory (index record + original).")] = None,
     user: Annotated[str | None, typer.Option("--user", "-u", help="Show this user's timeline.")] = None,

@@ -37,6 +37,7 @@ from agent_memory import errors
 from agent_memory.conditions import Filters, as_filters
 from agent_memory.ids import validate_id, validate_memory_id
 from agent_memory.model import (
+    CorrectionRequest,
     IndexRecord,
     Message,
     RecallHit,
@@ -153,6 +154,14 @@ class _Api:
     def restore(memory_id: str, user_id: str | None, **scope: str | None) -> _Call[IndexRecord]:
         return _Call("POST", f"/v1/memories/{validate_memory_id(memory_id)}/restore",
                      lambda d: IndexRecord.model_validate(d["record"]), _user_param(user_id, **scope))
+
+    @staticmethod
+    def correct(memory_id: str, user_id: str | None, decision: str, of: str | None,
+                **scope: str | None) -> _Call[IndexRecord]:
+        req: CorrectionRequest = validated(CorrectionRequest, decision=decision, of=of)
+        return _Call("POST", f"/v1/memories/{validate_memory_id(memory_id)}/correct",
+                     lambda d: IndexRecord.model_validate(d["record"]), _user_param(user_id, **scope),
+                     body=req.model_dump(mode="json", exclude_none=True))
 
     @staticmethod
     def timeline(user_id: str, include_inactive: bool, include_deleted: bool, limit: int,
@@ -350,6 +359,10 @@ class MemoryClient(_Base):
             run_id: str | None = None) -> IndexRecord:
         return self._run(_Api.restore(memory_id, user_id, agent_id=agent_id, run_id=run_id))
 
+    def correct(self, memory_id: str, user_id: str | None = None, *, decision: str, of: str | None = None,
+                agent_id: str | None = None, run_id: str | None = None) -> IndexRecord:
+        return self._run(_Api.correct(memory_id, user_id, decision, of, agent_id=agent_id, run_id=run_id))
+
     def timeline(self, user_id: str, *, include_inactive: bool = False, include_deleted: bool = False,
                  limit: int = 50, before: datetime | None = None, agent_id: str | None = None,
                  run_id: str | None = None, filters: Filters | dict[str, Any] | str | None = None,
@@ -484,6 +497,10 @@ class AsyncMemoryClient(_Base):
     async def restore(self, memory_id: str, user_id: str | None = None, *, agent_id: str | None = None,
                   run_id: str | None = None) -> IndexRecord:
         return await self._run(_Api.restore(memory_id, user_id, agent_id=agent_id, run_id=run_id))
+
+    async def correct(self, memory_id: str, user_id: str | None = None, *, decision: str, of: str | None = None,
+                      agent_id: str | None = None, run_id: str | None = None) -> IndexRecord:
+        return await self._run(_Api.correct(memory_id, user_id, decision, of, agent_id=agent_id, run_id=run_id))
 
     async def timeline(self, user_id: str, *, include_inactive: bool = False, include_deleted: bool = False,
                        limit: int = 50, before: datetime | None = None, agent_id: str | None = None,

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from agent_memory.conditions import Filters
 from agent_memory.config import INDEX_CONTENT_BYTES, MemoryType, Source
 from agent_memory.errors import InvalidInputError
-from agent_memory.ids import validate_id
+from agent_memory.ids import validate_id, validate_memory_id
 from agent_memory.metadata import check_metadata
 
 ORIGINAL_SCHEMA_VERSION = 1
@@ -395,6 +395,30 @@ class WorkingSetRequest(BaseModel):
 
     value: Any
     ttl_s: float | None = Field(None, gt=0, le=30 * 86_400)
+
+
+class CorrectionRequest(BaseModel):
+    """Body of ``POST /v1/memories/{id}/correct``: the caller's verdict on what the change
+    detector decided for this memory (see :meth:`agent_memory.Memory.correct`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    decision: Literal["unrelated", "new_version"]
+    of: str | None = None
+    """With ``new_version``: the memory this one is another value of."""
+
+    @field_validator("of")
+    @classmethod
+    def _of(cls, v: str | None) -> str | None:
+        return None if v is None else validate_memory_id(v)
+
+    @model_validator(mode="after")
+    def _of_when_needed(self) -> CorrectionRequest:
+        if self.decision == "new_version" and self.of is None:
+            raise ValueError("a new_version needs `of`: the memory this one is a new value of")
+        if self.decision == "unrelated" and self.of is not None:
+            raise ValueError("`of` goes with new_version only")
+        return self
 
 
 def validated(model: type[Any], **fields: Any) -> Any:

@@ -23,7 +23,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from agent_memory import console, runtime
 from agent_memory.access import check_access
 from agent_memory.errors import AgentMemoryError, ForbiddenError, InvalidInputError, NotFoundError
-from agent_memory.model import RecallRequest, RememberRequest, WorkingSetRequest
+from agent_memory.model import CorrectionRequest, RecallRequest, RememberRequest, WorkingSetRequest
 from agent_memory.portability import FORMAT, export_page
 from agent_memory.portability.records import ImportRequest
 from agent_memory.queue import IndexJob
@@ -166,6 +166,15 @@ def restore(memory_id: str, user_id: Annotated[str | None, Query()] = None, agen
             run_id: RunId = None) -> dict[str, Any]:
     rec = runtime.memory().restore(memory_id, user_id=user_id, agent_id=agent_id, run_id=run_id)
     return {"memory_id": rec.id, "deleted_at": None, "record": rec.model_dump(mode="json")}
+
+
+@app.post("/v1/memories/<memory_id>/correct")
+def correct(memory_id: str, body: CorrectionRequest, user_id: Annotated[str | None, Query()] = None,
+            agent_id: AgentId = None, run_id: RunId = None) -> dict[str, Any]:
+    """Overrule the change detector on this memory (see ``Memory.correct``)."""
+    rec = runtime.memory().correct(memory_id, user_id=user_id, decision=body.decision, of=body.of,
+                                   agent_id=agent_id, run_id=run_id)
+    return {"memory_id": rec.id, "record": rec.model_dump(mode="json")}
 
 
 @app.get("/v1/users")

@@ -184,11 +184,24 @@ function judgement(original) {
   const p = original.provenance || {};
   const lines = [];
   if (p.trigger) lines.push(`kept by ${p.decided_by || "rules"}: ${p.trigger}`);
-  if (p.change) {
-    const cut = p.change.threshold === undefined ? "" : ` >= ${fmt(p.change.threshold, 2)}`;
-    lines.push(`change: ${p.change.decision} of ${p.change.memory_id} (${p.change.decided_by}, score ${fmt(p.change.score, 2)}${cut})`);
+  const c = p.change;
+  if (c && c.decided_by === "caller") {
+    const was = c.was ? `; the ${c.was.decided_by} had said ${c.was.decision}${c.was.memory_id ? ` of ${c.was.memory_id}` : ""}` : "";
+    lines.push(`change: ${c.decision}${c.memory_id ? ` of ${c.memory_id}` : ""} (corrected by the caller, ${day(c.at)}${was})`);
+  } else if (c) {
+    const cut = c.threshold === undefined ? "" : ` >= ${fmt(c.threshold, 2)}`;
+    lines.push(`change: ${c.decision} of ${c.memory_id} (${c.decided_by}, score ${fmt(c.score, 2)}${cut})`);
   }
   return lines.length ? el("ul", { id: "judgement" }, lines.map((t) => el("li", {}, t))) : null;
+}
+
+// The change detector errs (README, "Judgement"): a wrong duplicate or new version can be undone here.
+function undoChange(user, id, original) {
+  const c = (original.provenance || {}).change;
+  if (!c || !["duplicate", "new_version"].includes(c.decision)) return null;
+  return el("button", { id: "undo-change", title: "they are different facts: make this memory stand alone and active",
+    onclick: () => act("POST", `/v1/memories/${enc(id)}/correct?user_id=${enc(user)}`, "corrected: unrelated", { decision: "unrelated" }) },
+    `not a ${c.decision.replace("_", " ")}: undo`);
 }
 
 function hitsTable(hits) {
@@ -210,7 +223,7 @@ async function memoryPage(user, id) {
     el("div", { class: "toolbar" }, state(m.record), scope(m.record), el("span", {}, "expires ", expiry(m.record)),
       [m.record.memory_type, `importance ${fmt(m.record.importance, 2)}`, m.record.source, day(m.record.created_at)]
         .map((t) => el("span", {}, t))),
-    judgement(m.original),
+    judgement(m.original), undoChange(user, id, m.original),
     el("div", { class: "row" },
       el("div", { class: "col" }, el("h2", {}, "Index record"), el("pre", { id: "record" }, JSON.stringify(m.record, null, 2))),
       el("div", { class: "col" }, el("h2", {}, `Original (S3: ${m.record.storage_key})`),
@@ -224,7 +237,7 @@ async function memoryPage(user, id) {
           el("td", { class: "content" }, v.summary),
           el("td", {}, v.id === id ? el("b", {}, v.id) : el("a", { href: `#/u/${enc(user)}/m/${enc(v.id)}` }, v.id))))));
   }
-  $view.replaceChildren(...parts);
+  $view.replaceChildren(...parts.filter(Boolean));
 }
 
 async function recallsPage(user) {
@@ -250,9 +263,9 @@ async function recallsPage(user) {
 
 // ---------------------------------------------------------------------------- actions
 
-async function act(method, path, done) {
+async function act(method, path, done, body) {
   try {
-    await api(method, path);
+    await api(method, path, body);
     say(done, true);
     await route(false);
   } catch (err) {

@@ -19,6 +19,7 @@ from agent_memory import (
     AsyncMemoryClient,
     AuthenticationError,
     BackendUnavailableError,
+    ConflictError,
     InvalidInputError,
     Memory,
     MemoryClient,
@@ -113,6 +114,31 @@ def test_versions_forget_restore_timeline_erase(api: Any) -> None:
     erased = api.erase_user(u)
     assert erased["index_entries"] == 2 and erased["object_versions"] >= 2
     assert api.timeline(u, include_inactive=True, include_deleted=True) == []
+
+
+def test_a_change_the_model_made_is_undone_and_redone(api: Any) -> None:
+    """The change model's real verdict, overruled through each client: undone, the stale memory is
+    current again beside the other; redone by hand, the newer one is current."""
+    u = user()
+    [acme] = api.remember(u, "I work at Acme as a backend developer", created_at=datetime.now(UTC) - timedelta(days=40))
+    [globex] = api.remember(u, "I left Acme last month, I'm at Globex now")
+    assert api.get(globex, user_id=u)["original"]["provenance"]["change"]["decision"] == "new_version"
+    assert not api.get(acme, user_id=u)["record"]["is_active"]
+
+    rec = api.correct(globex, u, decision="unrelated")
+    assert isinstance(rec, IndexRecord) and rec.is_active and rec.topic_id is None
+    assert api.get(acme, user_id=u)["record"]["is_active"]
+    assert {acme, globex} <= {h.memory_id for h in api.recall(u, "where do I work?", min_score=-1, gate=False)}
+    with pytest.raises(ConflictError):
+        api.correct(globex, u, decision="unrelated")  # nothing links it any more
+    with pytest.raises(InvalidInputError):
+        api.correct(globex, u, decision="new_version")  # of which memory?
+
+    api.correct(globex, u, decision="new_version", of=acme)
+    assert not api.get(acme, user_id=u)["record"]["is_active"]
+    change = api.get(globex, user_id=u)["original"]["provenance"]["change"]
+    assert (change["decided_by"], change["memory_id"], change["was"]["decision"]) == ("caller", acme, "unrelated")
+    assert api.recall(u, "where do I work?")[0].memory_id == globex
 
 
 def test_agent_and_run_scopes(api: Any) -> None:

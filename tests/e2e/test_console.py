@@ -133,6 +133,18 @@ def test_console_timeline_recall_forget_versions_and_log(mirror: RunningMirror, 
            f"{change['threshold']:.2f})" in judged
     shot(browser, "5b-change")
 
+    browser.find_element(By.ID, "undo-change").click()  # the caller overrules the change model
+    wait.until(lambda b: "corrected: unrelated" in b.find_element(By.ID, "status").text)
+    wait.until(lambda b: "corrected by the caller" in b.find_element(By.ID, "judgement").text)
+    assert f"the change model had said new_version of {change['memory_id']}" in text_of("#judgement")
+    assert not browser.find_elements(By.ID, "undo-change")
+    assert not browser.execute_script(  # no stray "null" where the button was
+        "return [...document.getElementById('view').childNodes].some(n => n.nodeType === 3)")
+    with MemoryClient(mirror.url, key) as c:
+        assert c.get(change["memory_id"], user_id=user)["record"]["is_active"]
+        assert c.get(tesla, user_id=user)["record"]["topic_id"] is None
+    shot(browser, "5c-change-undone")
+
     browser.get(f"{mirror.url}/console/index.html#/u/{user}/recalls")
     log = text_of("details.recall summary")
     assert "点餐时要注意什么" in log

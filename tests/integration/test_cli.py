@@ -83,3 +83,17 @@ def test_scopes_metadata_and_filters(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "key pattern" in " ".join(bad.stderr.split()) and "Traceback" not in bad.stderr
     erased = json.loads(run(tmp_path, "erase", "--user", "u1", "--agent", "planner", "--yes").stdout)
     assert erased["index_entries"] == 1
+
+
+def test_correct_links_and_unlinks_two_memories(tmp_path: Path) -> None:
+    old = run(tmp_path, "remember", "--user", "u1", "I live in Lisbon").stdout.strip()
+    new = run(tmp_path, "remember", "--user", "u1", "My favourite tea is genmaicha").stdout.strip()
+    linked = run(tmp_path, "correct", new, "new_version", "--of", old, "--user", "u1").stdout
+    assert f"corrected {new}: new_version of {old}; active True, topic auto-" in linked
+    assert json.loads(run(tmp_path, "inspect", old).stdout)["record"]["is_active"] is False
+    assert "active True, topic None" in run(tmp_path, "correct", new, "unrelated", "--user", "u1").stdout
+    assert json.loads(run(tmp_path, "inspect", old).stdout)["record"]["is_active"] is True
+    again = run(tmp_path, "correct", new, "unrelated", "--user", "u1", check=False)
+    assert again.returncode == 2 and "not linked" in again.stderr and "Traceback" not in again.stderr
+    wrong = run(tmp_path, "correct", new, "merge", "--user", "u1", check=False)
+    assert wrong.returncode == 2 and "decision" in wrong.stderr and "Traceback" not in wrong.stderr
