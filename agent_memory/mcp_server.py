@@ -1,4 +1,4 @@
-"""``agent-memory mcp``: remember / recall / forget as MCP tools (official ``mcp`` SDK).
+"""``agent-memory mcp``: remember / recall / forget / correct as MCP tools (official ``mcp`` SDK).
 
 The user is bound when the server starts (``--user``), never taken from a tool call: the
 model on the other side can only ever read and write that one user's memories. The
@@ -28,7 +28,8 @@ INSTRUCTIONS = (
     "Long-term memory for this user. Call `recall` before answering anything that may depend on "
     "what the user told you before (preferences, facts, plans); call `remember` with one short "
     "third-person statement when the user tells you something worth keeping; call `forget` when "
-    "the user asks you to forget something.")
+    "the user asks you to forget something; call `correct` when the user says a remembered value "
+    "has changed but recall still shows the old one, or that two memories are different things.")
 
 
 class Backend(Protocol):
@@ -39,6 +40,8 @@ class Backend(Protocol):
     def recall(self, user_id: str, query: str, **kwargs: Any) -> RecallResult: ...
 
     def forget(self, memory_id: str, user_id: str | None = None, **kwargs: Any) -> Any: ...
+
+    def correct(self, memory_id: str, user_id: str | None = None, **kwargs: Any) -> Any: ...
 
 
 async def _call(fn: Callable[[], T]) -> T:
@@ -80,6 +83,16 @@ def build_server(backend: Backend, user_id: str, agent_id: str | None = None) ->
     async def forget(memory_id: str) -> dict[str, Any]:
         await _call(lambda: backend.forget(memory_id, user_id=user_id, agent_id=agent_id))
         return {"forgotten": memory_id}
+
+    @server.tool(description="Overrule the memory's change detector. decision='new_version' with `of`: "
+                             "`memory_id` is the new value of the same thing as memory `of` (the newer one "
+                             "becomes current, the older is kept as history). decision='unrelated': `memory_id` "
+                             "was wrongly taken for a duplicate or new value of another memory; both stay current.")
+    async def correct(memory_id: str, decision: Literal["unrelated", "new_version"],
+                      of: str | None = None) -> dict[str, Any]:
+        rec = await _call(lambda: backend.correct(memory_id, user_id=user_id, decision=decision, of=of,
+                                                  agent_id=agent_id))
+        return {"memory_id": rec.id, "is_active": rec.is_active, "topic_id": rec.topic_id}
 
     return server
 

@@ -82,14 +82,24 @@ def test_an_agent_bound_server_sees_its_own_and_shared_memories_only(tmp_path: P
     [shared] = m.remember(user_id="u1", content="The user's name is Ana")
     [other] = m.remember(user_id="u1", content="The user's bank is Globex Bank", agent_id="finance")
 
+    seats: list[str] = []
+
     async def run() -> None:
         async with Client(build_server(m, "u1", agent_id="travel")) as c:
             [mine] = data(await c.call_tool("remember", {"content": "The user prefers window seats"}))["memory_ids"]
             found = data(await c.call_tool("recall", {"query": "user name, bank and seats", "top_k": 10}))
             assert {x["memory_id"] for x in found["memories"]} <= {shared, mine} and other not in str(found)
             assert (await c.call_tool("forget", {"memory_id": other})).is_error  # another agent's: not found
+            aisle_seats = "The user now wants aisle seats, window seats make them feel trapped"
+            [aisle] = data(await c.call_tool("remember", {"content": aisle_seats}))["memory_ids"]
+            linked = data(await c.call_tool("correct", {"memory_id": aisle, "decision": "new_version", "of": mine}))
+            assert linked["is_active"] and linked["topic_id"]
+            seats.append(mine)
+            assert (await c.call_tool("correct", {"memory_id": aisle, "decision": "new_version",
+                                                  "of": other})).is_error  # another agent's: not found
 
     asyncio.run(run())
     assert m.get(other, user_id="u1")["record"]["deleted_at"] is None
-    assert [r.agent_id for r in m.timeline("u1", agent_id="travel") if r.agent_id] == ["travel"]
+    assert {r.agent_id for r in m.timeline("u1", agent_id="travel") if r.agent_id} == {"travel"}
+    assert not m.get(seats[0], user_id="u1")["record"]["is_active"]  # the window seats: history now
     m.close()
