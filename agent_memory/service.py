@@ -932,7 +932,7 @@ class Memory:
                                    "newer memory the detector judged)" if o.state.superseded_by else ""))
         why = {"decision": req.decision, "memory_id": req.of, "decided_by": "caller",
                "at": self.clock().isoformat(), "was": was}
-        left, duplicate_of = o.topic_id if unlinked is not None else None, o.state.duplicate_of
+        left, duplicate_of = o.topic_id, o.state.duplicate_of
         o = (unlinked or o).model_copy(update={"provenance": {**o.provenance, "change": why}})
         key = self.storage_key(o.user_id, o.memory_id)
         if target is not None:

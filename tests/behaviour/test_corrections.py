@@ -75,6 +75,18 @@ def test_an_older_memory_named_as_the_new_version_stays_behind_the_newer(memory:
     assert memory.get(old, user_id=u)["original"]["state"]["superseded_by"] == new
 
 
+def test_a_memory_moved_out_of_the_callers_topic_leaves_that_topic_a_current_value(memory: Memory) -> None:
+    u = new_user()
+    [lisbon] = memory.remember(user_id=u, content="I live in Lisbon", topic_id="city",
+                               created_at=datetime.now(UTC) - timedelta(days=9))
+    [job] = memory.remember(user_id=u, content="I work at a bakery", created_at=datetime.now(UTC) - timedelta(days=3))
+    [moved] = memory.remember(user_id=u, content="I now bake at Padaria Sol", topic_id="city")
+    assert not _state(memory, u, lisbon)[0]
+    memory.correct(moved, u, decision="new_version", of=job)  # the caller filed it under the wrong topic
+    assert _state(memory, u, lisbon) == (True, "city") and not _state(memory, u, job)[0]
+    assert [v.id for v in memory.versions("city", user_id=u)] == [lisbon]
+
+
 def test_corrections_that_cannot_apply_are_refused_and_change_nothing(memory: Memory) -> None:
     u, other = new_user(), new_user()
     [a] = memory.remember(user_id=u, content="I am allergic to penicillin")
