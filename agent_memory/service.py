@@ -334,7 +334,7 @@ class Memory:
         # One request for the whole batch where the index can (the statements of a batch are
         # not compared with each other, so no search depends on another's outcome).
         now = self.clock()
-        nearest = self.index.search_many([(vectors[i], _in_scope_of(originals[i], now)) for i in judged],
+        nearest = self.index.search_many([(vectors[i], _candidates_of(originals[i], now)) for i in judged],
                                          limit=s.change_candidates + 1, strong=True)
         for i, near in zip(judged, nearest, strict=True):
             o = originals[i]
@@ -358,6 +358,8 @@ class Memory:
                 found = _plain_change(o.said(), hits, found)
             dup = [(v, h) for v, h in zip(found, hits, strict=True) if v.label == "duplicate"]
             new = [(v, h) for v, h in zip(found, hits, strict=True) if v.label == "new_version"]
+            if o.source == "agent_inferred":  # an inference never retires what the user said
+                new = [(v, h) for v, h in new if h.record.source == "agent_inferred"]
             if dup and s.deduplicate:
                 v, h = max(dup, key=lambda vh: vh[0].score)
                 out[i] = self._mark_duplicate(o, h.record, _change_record(v, h.record))
@@ -1201,6 +1203,18 @@ def _passes(r: IndexRecord, flt: MemoryFilter) -> bool:
             and (flt.run_ids is None or (r.run_id or "") in flt.run_ids) and matches(r, flt.where)
             and (flt.live_at_ms is None or r.expires_at is None or to_ms(r.expires_at) > flt.live_at_ms)
             and (flt.expired_at_ms is None or (r.expires_at is not None and to_ms(r.expires_at) <= flt.expired_at_ms)))
+
+
+def _candidates_of(o: Original, now: datetime) -> MemoryFilter:
+    """The memories the change detector compares a new statement with: those of its scope
+    (:func:`_in_scope_of`), and for what the user said, only what the user said. Recall leaves
+    agent-inferred memories out by default, so a user's "I'm lactose intolerant" taken for a
+    duplicate of the assistant's earlier "since you're lactose intolerant, try oat milk" was
+    hidden from recall altogether (found by a hand probe, 2026-12-06). An inference is compared
+    with everything: a repeat of anything adds nothing and is stored as a duplicate, but it may be
+    a new version only of another inference (see :meth:`Memory._judge_changes`)."""
+    scope = _in_scope_of(o, now)
+    return scope if o.source == "agent_inferred" else replace(scope, sources=("user_said",))
 
 
 def _in_scope_of(o: Original, now: datetime, topic_id: str | None = None) -> MemoryFilter:

@@ -248,6 +248,9 @@ def drafts(req: RememberRequest, now: datetime, chunk_tokens: int = 640, chunk_o
                  "said_part": st.turn or st.said or text, "sentence": st.said or text,
                  "trigger": why["reason"], "trigger_score": why.get("score"),
                  "decided_by": why["decided_by"], "importance_reasons": st.reasons},
-                created_at=whens[i], memory_type=st.memory_type, topic_id=st.topic_id, importance=st.importance,
+                # an inference takes no topic slot: through the topic it would retire what the user
+                # said ("since you moved to Berlin" superseding "I moved to Lisbon")
+                created_at=whens[i], memory_type=st.memory_type, topic_id=None if inferred else st.topic_id,
+                importance=st.importance,
                 source="agent_inferred" if inferred else None, reasons=st.reasons))
     return out, decisions

@@ -115,6 +115,66 @@ def test_of_two_memories_the_model_calls_changed_the_nearest_is_superseded(memor
     assert memory.get(far, user_id="u9")["record"]["is_active"]
 
 
+def _chat(memory: Memory, user: str, *turns: tuple[str, str], day: int = 0) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    at = datetime.now(UTC) - timedelta(days=30 - day)
+    memory.remember(user, messages=[{"role": r, "content": c, "created_at": (at + timedelta(minutes=i)).isoformat()}
+                                    for i, (r, c) in enumerate(turns)])
+
+
+@pytest.mark.parametrize(("said_before", "user_says", "word", "question"), [
+    ("Since you're lactose intolerant, try an oat milk flat white.", "I'm lactose intolerant, remember that",
+     "lactose", "what milk should I avoid?"),
+    ("你是素食者，可以吃燕麦粥配水果。", "我是素食者，不吃肉", "素食", "我有什么饮食限制？"),
+])
+def test_what_the_user_says_is_never_hidden_behind_what_the_assistant_inferred(
+        memory: Memory, said_before: str, user_says: str, word: str, question: str) -> None:
+    """The real change model calls these a duplicate (0.99) of the assistant's earlier turn; recall
+    leaves inferences out by default, so the user's own words must stay active."""
+    _chat(memory, "u10", ("user", "can you suggest a breakfast?"), ("assistant", said_before))
+    assert [r.source for r in memory.timeline("u10") if word in r.summary] == ["agent_inferred"]
+    _chat(memory, "u10", ("user", user_says), day=1)
+    [told] = [r for r in memory.timeline("u10", include_inactive=True)
+              if r.source == "user_said" and word in r.summary]
+    assert told.is_active and memory.get(told.id, user_id="u10")["original"]["state"]["duplicate_of"] is None
+    assert told.id in [h.memory_id for h in memory.recall("u10", question)]
+
+
+def test_an_inference_repeating_the_user_is_a_duplicate_and_supersedes_only_inferences(
+        memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    _chat(memory, "u11", ("user", "I'm allergic to penicillin"))
+    _chat(memory, "u11", ("user", "what antibiotics are safe?"),
+          ("assistant", "Given your penicillin allergy, you should ask about alternatives like azithromycin."), day=1)
+    [user_said] = [r for r in memory.timeline("u11") if "penicillin" in r.summary]
+    [inferred] = [r for r in memory.timeline("u11", include_inactive=True) if r.source == "agent_inferred"]
+    assert user_said.source == "user_said" and user_said.is_active
+    assert memory.get(inferred.id, user_id="u11")["original"]["state"]["duplicate_of"] == user_said.id
+
+    from agent_memory.judge.models import ChangeVerdict
+
+    def change(existing: list[str], new: str, ev: object, nv: object, sims: list[float],
+               threshold: float | None = None) -> list[ChangeVerdict]:  # a stand-in that calls every pair a change
+        return [ChangeVerdict("new_version", 0.99, {"new_version": 0.99}, False) for _ in sims]
+
+    monkeypatch.setattr(memory.judge, "change", change)
+    monkeypatch.setattr(memory.settings, "change_min_similarity", -1.0)
+    _chat(memory, "u12", ("user", "I live in Lisbon"))
+    _chat(memory, "u12", ("user", "tips?"), ("assistant", "Since you moved to Berlin, register your address."), day=1)
+    assert all(r.is_active for r in memory.timeline("u12", include_inactive=True))
+    _chat(memory, "u12", ("user", "more tips?"), ("assistant", "Since you live in Hamburg now, get a bike."), day=2)
+    by_text = {r.summary: r for r in memory.timeline("u12", include_inactive=True)}
+    assert by_text["The user lives in Lisbon"].is_active
+    assert sum(not r.is_active for r in by_text.values() if r.source == "agent_inferred") == 1
+    # nor through a topic: the rules' slot for "moved to Berlin" is the caller's "city"
+    from datetime import UTC, datetime, timedelta
+
+    [home] = memory.remember("u13", content="I live in Lisbon", topic_id="city",
+                             created_at=datetime.now(UTC) - timedelta(days=40))
+    _chat(memory, "u13", ("user", "tips?"), ("assistant", "Since you moved to Berlin, register your address."))
+    assert memory.get(home, user_id="u13")["record"]["is_active"]
+
+
 def test_someone_elses_news_supersedes_nothing(memory: Memory) -> None:
     [mine] = memory.remember("u3", content="I live in Munich")
     [theirs] = memory.remember("u3", content="my brother just moved to Berlin")
