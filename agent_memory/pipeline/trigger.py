@@ -70,10 +70,14 @@ def decide(text: str) -> Decision:
 
 
 _YOU = [(re.compile(r"\byou're\b", re.I), "I'm"), (re.compile(r"\byou are\b", re.I), "I am"),
-        (re.compile(r"\byour\b", re.I), "my"), (re.compile(r"\byou\b", re.I), "I"), (re.compile("你的"), "我的"),
+        (re.compile(r"\byour\b", re.I), "my"),
+        # "you" as an object ("looking out for you", "told you") is "me", not "I"
+        (re.compile(r"\b(for|to|with|at|about|from|of|on|by|than|like|tell|told|help|helps|thank|let|give|gave|"
+                    r"see|saw|remind|reminds)\s+you\b", re.I), r"\1 me"),
+        (re.compile(r"\byou\b", re.I), "I"), (re.compile("你的"), "我的"),
         (re.compile("你"), "我")]
-_AGENT_PREFIX = re.compile(r"^(so|ok(ay)?|got it|noted|it sounds like|sounds like|seems like|i see|"
-                           r"you mentioned( that)?|看来|听起来|你之前说过|好的|明白)[,，\s]*", re.I)
+_AGENT_PREFIX = re.compile(r"^((so|ok(ay)?|got it|noted|it sounds like|sounds like|seems like|i see|"
+                           r"you mentioned( that)?)\b|看来|听起来|你之前说过|好的|明白)[,，\s]*", re.I)
 _DELIVERABLE = re.compile(r"^(here (is|are)|sure|certainly|of course|当然|这是|以下是|好的，这是)", re.I)
 
 

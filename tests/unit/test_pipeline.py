@@ -123,6 +123,17 @@ def test_agent_turns_are_kept_only_when_they_conclude_something_about_the_user()
     assert decide_turn("assistant", "Here is a summary of the article you asked for.").keep is False
 
 
+def test_an_agent_turn_in_the_users_voice() -> None:
+    from agent_memory.pipeline.trigger import user_voice
+
+    assert user_voice("So you prefer window seats, noted.") == "I prefer window seats"
+    # "so" is an acknowledgment only as a word: "Sounds like" was cut to "unds like"
+    assert user_voice("Sounds like Jean is looking out for you!") == "Jean is looking out for me!"
+    assert user_voice("Okay, you live in Berlin, your sister in Bonn") == "I live in Berlin, my sister in Bonn"
+    assert user_voice("Oklahoma is your home state") == "Oklahoma is my home state"
+    assert user_voice("听起来你在准备马拉松") == "我在准备马拉松"
+
+
 def test_labelled_set_meets_the_issue_targets() -> None:
     rows = pipeline_eval.load()
     assert len(rows) >= 150 and abs(sum(r["lang"] == "zh" for r in rows) - len(rows) / 2) <= 10
