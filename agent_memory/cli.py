@@ -570,6 +570,19 @@ def _eval_judge(out: Path, data: Path) -> None:
         console.print("per writing round (new version detected / + newest first / unrelated superseded): " + "; ".join(
             f"{n}: {b['new_version_detected']} / {b['new_version_chain_recalled_first']} / "
             f"{b['unrelated_wrongly_superseded']}" for n, b in c.get("by_round", {}).items()))
+    result["assistant_turns"] = judge_eval.assistant_turns()
+    for split in judge_eval.SPLITS:
+        a = result["assistant_turns"][split]
+        label = ("HELD-OUT (never tuned on)" if split == "heldout"
+                 else "training half (upper bound: the gate was written from it)")
+        _table(f"assistant turns kept as inferences, {label}", [
+            (lang, str(a[lang]["model"]["turns"]), str(a[lang]["model"]["worth_keeping_kept"]),
+             str(a[lang]["model"]["noise_dropped"]), str(a[lang]["rules"]["worth_keeping_kept"]),
+             str(a[lang]["rules"]["noise_dropped"])) for lang in ("all", "en", "zh")],
+            ("lang", "turns", "fact kept (model)", "noise dropped (model)", "fact kept (rules)",
+             "noise dropped (rules)"))
+        console.print("per category (share decided right): " + ", ".join(
+            f"{c} {v}" for c, v in a["by_category"].items()))
     result["rules_set"] = judge_eval.rules_set()
     r = result["rules_set"]["all"]
     console.print(f"the rules' own labelled set ({r['model']['turns']} user turns, another writer, never trained on): "

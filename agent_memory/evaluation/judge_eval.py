@@ -106,6 +106,47 @@ def trigger(settings: Settings | None = None, on_progress: Progress | None = Non
     return out
 
 
+def assistant_turns(settings: Settings | None = None, data: Path = corpus.DATA,
+                    splits: tuple[str, ...] = SPLITS) -> dict[str, Any]:
+    """Assistant turns (``assistant-turns.jsonl``): is a turn that states a fact about the user kept
+    as an inference, and is the rest (advice, answers, pleasantries...) dropped? Each turn goes
+    through :func:`agent_memory.pipeline.drafts.drafts` as a one-message conversation, with the
+    trigger model (the service's path) and with the rules alone (the path before 2026-12-07)."""
+    from agent_memory.embed import make_embedder
+    from agent_memory.model import RememberRequest
+    from agent_memory.pipeline.drafts import drafts
+
+    s = settings or Settings()
+    embedder = make_embedder(s)
+    judge = load_judge(embedder.info.provider)
+    rows = [json.loads(line) for line in (data / "assistant-turns.jsonl").read_text(encoding="utf-8").splitlines()
+            if line.strip()]
+    held = set(json.loads((data / "assistant-turns-split.json").read_text())["heldout"])
+    now = datetime.now(UTC)
+
+    def kept(text: str, screen: Any) -> bool:
+        req = RememberRequest(user_id="eval", messages=[{"role": "assistant", "content": text}])
+        return bool(drafts(req, now, screen=screen)[0])
+
+    out: dict[str, Any] = {}
+    for split in splits:
+        part = [r for r in rows if (r["id"] in held) == (split == "heldout")]
+        model = [kept(r["text"], _screen(judge, embedder)) for r in part]
+        rules = [kept(r["text"], None) for r in part]
+        block: dict[str, Any] = {}
+        for lang in ("all", "en", "zh"):
+            idx = [i for i, r in enumerate(part) if lang in ("all", r["lang"])]
+            sub = [part[i] for i in idx]
+            block[lang] = {"model": _trigger_scores(sub, [model[i] for i in idx]),
+                           "rules": _trigger_scores(sub, [rules[i] for i in idx])}
+        cats: dict[str, list[bool]] = defaultdict(list)
+        for r, g in zip(part, model, strict=True):
+            cats[f"{'keep' if r['keep'] else 'drop'}/{r['category']}"].append(g == r["keep"])
+        block["by_category"] = {c: _pct(v) for c, v in sorted(cats.items())}
+        out[split] = block
+    return out
+
+
 def rules_set(settings: Settings | None = None) -> dict[str, Any]:
     """The learned trigger on the rules' own labelled set (``pipeline_turns.jsonl``: 164 turns
     written by another writer, before the corpora, to fit the rules; never used for training):

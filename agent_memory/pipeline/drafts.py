@@ -26,7 +26,7 @@ from agent_memory.errors import BackendUnavailableError
 from agent_memory.judge.models import TurnVerdict
 from agent_memory.model import RememberRequest
 from agent_memory.pipeline.extract import Statement, extract, sentences, statement, told_parts
-from agent_memory.pipeline.trigger import decide_turn, user_voice
+from agent_memory.pipeline.trigger import agent_turn_gate, decide_turn, user_voice
 from agent_memory.prompt import estimate_tokens
 
 
@@ -177,6 +177,18 @@ def _judged(texts: list[str], verdicts: list[TurnVerdict], screen: Screen, when:
     return out
 
 
+def _agent_verdicts(voiced: list[str], screen: Screen, when: list[datetime]
+                    ) -> tuple[list[TurnVerdict], list[list[Statement]]]:
+    """The trigger model on agent turns in the user's voice, each judged whole (as measured), and
+    the statements of those it keeps."""
+    if not voiced:
+        return [], []
+    verdicts = screen(voiced)
+    made = iter(_judged([t for t, v in zip(voiced, verdicts, strict=True) if v.keep], [v for v in verdicts if v.keep],
+                        screen, [w for w, v in zip(when, verdicts, strict=True) if v.keep]))
+    return verdicts, [next(made) if v.keep else [] for v in verdicts]
+
+
 def drafts(req: RememberRequest, now: datetime, chunk_tokens: int = 640, chunk_overlap: int = 96,
            extractor: Extractor = extract, screen: Screen | None = None,
            uncertain: Extractor | None = None, model_extracts_kept: bool = False
@@ -184,8 +196,12 @@ def drafts(req: RememberRequest, now: datetime, chunk_tokens: int = 640, chunk_o
     """Drafts of memories and every turn's decision. With ``screen`` (the trigger model) the
     model decides user turns; without it, the rules do (:func:`decide_turn`). ``uncertain`` (a
     language model's extraction) decides the turns the model is unsure of: the cascade; with
-    ``model_extracts_kept`` it also writes the statements of the turns the model kept. Agent
-    turns are judged by the rules (the labelled corpora hold user turns only)."""
+    ``model_extracts_kept`` it also writes the statements of the turns the model kept. An agent
+    turn that passes :func:`agent_turn_gate` is judged by the same model in the user's voice
+    ("so you prefer window seats" as "I prefer window seats"), whole; without ``screen``, by the
+    rules. On the held-out half of ``assistant-turns.jsonl`` the gate and the model keep 0.863 of
+    the turns that state a fact about the user and drop 0.911 of the rest; the rules alone kept
+    0.945 and dropped 0.686 (README, "Assistant turns")."""
     if req.content is not None:
         parts = chunks(req.content, chunk_tokens, chunk_overlap)
         if len(parts) == 1:
@@ -199,6 +215,11 @@ def drafts(req: RememberRequest, now: datetime, chunk_tokens: int = 640, chunk_o
     judged: dict[int, tuple[list[Statement], dict[str, Any]]] = {}
     if screen is not None:
         screen = _memo(screen)
+        agents = [i for i in live if msgs[i].role == "assistant" and agent_turn_gate(msgs[i].content) is None]
+        voiced = [user_voice(msgs[i].content) for i in agents]
+        for i, v, statements in zip(agents, *_agent_verdicts(voiced, screen, [whens[i] for i in agents]), strict=True):
+            judged[i] = statements, {"kind": v.memory_type, "score": v.score, "decided_by": "trigger model",
+                                     "reason": f"inferred by the agent: {v.reason}" if v.keep else v.reason}
         users = [i for i in live if msgs[i].role == "user"]
         verdicts = screen_turns([msgs[i].content for i in users], screen)
         def to_model(v: TurnVerdict) -> bool:

@@ -89,13 +89,33 @@ def user_voice(text: str) -> str:
     return t
 
 
+_HEDGED = re.compile(r"^\W*((if|in case|should you|unless|whether)\b|如果|要是|假如|万一|若|倘若|"
+                     r"(you|你)\s*(can|could|should|might|may|'ll|will|need to|have to|must|'d better|"
+                     r"可以|能|应该|最好|需要|得|不妨))", re.I)
+
+
+def agent_turn_gate(text: str) -> str | None:
+    """Why an assistant turn concludes nothing about the user, before any model reads it: it does
+    not address the user, it asks, it delivers work ("Here is..."), or it opens with a hypothetical
+    or a piece of advice ("If you're on a budget...", "You can freeze the sauce...", "如果你膝盖不好",
+    "你可以先..."). None when a model (or the rules) should judge it. The last two were added on
+    2026-12-07 from the training half of ``assistant-turns.jsonl``: 36 of its 168 noise turns that
+    the trigger model kept opened that way."""
+    if not re.search(r"\byou\b|\byour\b|你", text, re.I):
+        return "an agent message that does not address the user"
+    if _QUESTION.search(text) or _DELIVERABLE.match(text.strip()):
+        return "an agent message that asks or delivers, concluding nothing about the user"
+    if _HEDGED.match(text):
+        return "an agent message of advice or a hypothetical, concluding nothing about the user"
+    return None
+
+
 def decide_turn(role: str, text: str) -> Decision:
     """User turns as :func:`decide`; an assistant turn is kept only when it concludes something
     about the user (stored with ``source=agent_inferred``)."""
     if role == "user":
         return decide(text)
-    if (role != "assistant" or not re.search(r"\byou\b|\byour\b|你", text, re.I) or _QUESTION.search(text)
-            or _DELIVERABLE.match(text.strip())):
+    if role != "assistant" or agent_turn_gate(text) is not None:
         return Decision(False, None, "an agent message that concludes nothing about the user")
     d = decide(user_voice(text))
     return Decision(d.keep, d.kind, f"inferred by the agent: {d.reason}" if d.keep else d.reason)

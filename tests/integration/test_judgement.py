@@ -32,6 +32,30 @@ def test_trigger_on_the_held_out_turns(embedder: Embedder) -> None:
         assert np.mean(keep) >= 0.93 and np.mean(drop) >= 0.8, (lang, np.mean(keep), np.mean(drop))
 
 
+def test_assistant_turns_on_the_held_out_half() -> None:
+    """Through the service's write path (``drafts``); measured 0.863 kept / 0.911 dropped, the
+    rules 0.945 / 0.822 with the same gate (0.686 without its hedges, before 2026-12-07)."""
+    from agent_memory.evaluation.judge_eval import assistant_turns
+
+    held = assistant_turns(splits=("heldout",))["heldout"]
+    model, rules = held["all"]["model"], held["all"]["rules"]
+    assert model["worth_keeping_kept"] >= 0.8 and model["noise_dropped"] >= 0.88, model
+    assert model["noise_dropped"] > rules["noise_dropped"] + 0.05, (model, rules)
+    assert held["zh"]["model"]["noise_dropped"] >= 0.85 and held["en"]["model"]["noise_dropped"] >= 0.8
+
+
+def test_an_assistant_turn_is_kept_only_when_it_concludes_something_about_the_user(memory: Memory) -> None:
+    ids = memory.remember("u14", messages=[
+        {"role": "user", "content": "any tips for a cheap dinner tonight?"},
+        {"role": "assistant", "content": "You can make a big pot of chickpea curry and reheat it all week."},
+        {"role": "assistant", "content": "If you're on a budget, lentils are the cheapest protein."},
+        {"role": "assistant", "content": "You're very welcome, enjoy!"},
+        {"role": "assistant", "content": "Noted: you're allergic to shellfish, so I'll leave prawns out."}])
+    rows = [memory.get(i, user_id="u14")["record"] for i in ids]
+    inferred = [r["summary"] for r in rows if r["source"] == "agent_inferred"]
+    assert len(inferred) == 1 and "shellfish" in inferred[0], inferred
+
+
 def test_noise_that_says_i_is_dropped_and_facts_are_kept(memory: Memory) -> None:
     ids = memory.remember("u1", messages=[
         {"role": "user", "content": "I think your last answer missed the edge case with empty lists"},

@@ -123,6 +123,21 @@ def test_agent_turns_are_kept_only_when_they_conclude_something_about_the_user()
     assert decide_turn("assistant", "Here is a summary of the article you asked for.").keep is False
 
 
+def test_an_agent_turn_of_advice_or_a_hypothetical_is_never_judged() -> None:
+    from agent_memory.pipeline.trigger import agent_turn_gate
+
+    for hedged in ("If you're on a budget, the hostels in Alfama are clean.", "You can freeze leftover sauce.",
+                   "Should you go freelance, set aside 30%.", "如果你膝盖不好，爬山时用登山杖。",
+                   "你可以先把简历排好。",
+                   "要是你喜欢安静，可以选后海北边的民宿。", "The capital of Australia is Canberra.",
+                   "Are you also ordering by a related field?", "Here is your summary."):
+        assert agent_turn_gate(hedged) is not None, hedged
+    for judged in ("So you prefer window seats, noted.", "Since you're lactose intolerant, try oat milk.",
+                   "明白了，你现在在杭州上班。", "Ah, you speak Portuguese at home. Good to know.",
+                   "Iffy weather aside, your move to Porto sounds exciting."):
+        assert agent_turn_gate(judged) is None, judged
+
+
 def test_an_agent_turn_in_the_users_voice() -> None:
     from agent_memory.pipeline.trigger import user_voice
 
