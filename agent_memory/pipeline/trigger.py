@@ -99,8 +99,8 @@ def agent_turn_gate(text: str) -> str | None:
     not address the user, it asks, it delivers work ("Here is..."), or it opens with a hypothetical
     or a piece of advice ("If you're on a budget...", "You can freeze the sauce...", "如果你膝盖不好",
     "你可以先..."). None when a model (or the rules) should judge it. The last two were added on
-    2026-12-07 from the training half of ``assistant-turns.jsonl``: 36 of its 168 noise turns that
-    the trigger model kept opened that way."""
+    2026-12-07 from the training half of ``assistant-turns.jsonl``: 25 of the 33 noise turns (of
+    167) that passed the first three and that the trigger model kept opened that way."""
     if not re.search(r"\byou\b|\byour\b|你", text, re.I):
         return "an agent message that does not address the user"
     if _QUESTION.search(text) or _DELIVERABLE.match(text.strip()):
