@@ -58,6 +58,22 @@ def _trigger_scores(rows: list[dict[str, Any]], got: list[bool]) -> dict[str, An
                           "drop->dropped": sum(drop), "drop->kept": len(drop) - sum(drop)}}
 
 
+def _kept_scores(rows: list[dict[str, Any]], got: list[bool], rules: list[bool]) -> dict[str, Any]:
+    """Keep/drop decisions scored per language (the model's and the rules') and per category (the
+    model's share decided right)."""
+    out: dict[str, Any] = {}
+    for lang in ("all", "en", "zh"):
+        idx = [i for i, r in enumerate(rows) if lang in ("all", r["lang"])]
+        sub = [rows[i] for i in idx]
+        out[lang] = {"model": _trigger_scores(sub, [got[i] for i in idx]),
+                     "rules": _trigger_scores(sub, [rules[i] for i in idx])}
+    cats: dict[str, list[bool]] = defaultdict(list)
+    for r, g in zip(rows, got, strict=True):
+        cats[f"{'keep' if r['keep'] else 'drop'}/{r['category']}"].append(g == r["keep"])
+    out["by_category"] = {c: _pct(v) for c, v in sorted(cats.items())}
+    return out
+
+
 def trigger(settings: Settings | None = None, on_progress: Progress | None = None) -> dict[str, Any]:
     from agent_memory.embed import make_embedder
 
@@ -74,13 +90,7 @@ def trigger(settings: Settings | None = None, on_progress: Progress | None = Non
         verdicts = screen_turns(texts, _screen(judge, embedder))
         t_judge = time.perf_counter()
         got = [v.keep for v in verdicts]
-        rules = [decide(t).keep for t in texts]
-        part: dict[str, Any] = {}
-        for lang in ("all", "en", "zh"):
-            idx = [i for i, r in enumerate(rows) if lang == "all" or r["lang"] == lang]
-            sub = [rows[i] for i in idx]
-            part[lang] = {"model": _trigger_scores(sub, [got[i] for i in idx]),
-                          "rules": _trigger_scores(sub, [rules[i] for i in idx])}
+        part = _kept_scores(rows, got, [decide(t).keep for t in texts])
         part["by_round"] = {}
         for n in sorted({rounds[r["id"]] for r in rows}):
             block: dict[str, Any] = {}
@@ -89,10 +99,6 @@ def trigger(settings: Settings | None = None, on_progress: Progress | None = Non
                 if idx:
                     block[lang] = _trigger_scores([rows[i] for i in idx], [got[i] for i in idx])
             part["by_round"][f"round_{n}"] = block
-        cats: dict[str, list[bool]] = defaultdict(list)
-        for r, g in zip(rows, got, strict=True):
-            cats[f"{'keep' if r['keep'] else 'drop'}/{r['category']}"].append(g == r["keep"])
-        part["by_category"] = {c: _pct(v) for c, v in sorted(cats.items())}
         kept = [(r, v) for r, v in zip(rows, verdicts, strict=True) if r["keep"] and v.keep]
         part["type_accuracy"] = _pct(v.memory_type == r["memory_type"] for r, v in kept)
         part["rules_type_accuracy"] = _pct(decide(r["text"]).kind == r["memory_type"] for r, _ in kept)
@@ -119,32 +125,18 @@ def assistant_turns(settings: Settings | None = None, data: Path = corpus.DATA,
     s = settings or Settings()
     embedder = make_embedder(s)
     judge = load_judge(embedder.info.provider)
-    rows = [json.loads(line) for line in (data / "assistant-turns.jsonl").read_text(encoding="utf-8").splitlines()
-            if line.strip()]
-    held = set(json.loads((data / "assistant-turns-split.json").read_text())["heldout"])
+    rows = corpus.read_jsonl(data / "assistant-turns.jsonl")
+    held = set(json.loads((data / "assistant-turns-split.json").read_text(encoding="utf-8"))["heldout"])
+    split_rows = corpus.Corpus([r for r in rows if r["id"] not in held], [r for r in rows if r["id"] in held])
     now = datetime.now(UTC)
 
     def kept(text: str, screen: Any) -> bool:
         req = RememberRequest(user_id="eval", messages=[{"role": "assistant", "content": text}])
         return bool(drafts(req, now, screen=screen)[0])
 
-    out: dict[str, Any] = {}
-    for split in splits:
-        part = [r for r in rows if (r["id"] in held) == (split == "heldout")]
-        model = [kept(r["text"], _screen(judge, embedder)) for r in part]
-        rules = [kept(r["text"], None) for r in part]
-        block: dict[str, Any] = {}
-        for lang in ("all", "en", "zh"):
-            idx = [i for i, r in enumerate(part) if lang in ("all", r["lang"])]
-            sub = [part[i] for i in idx]
-            block[lang] = {"model": _trigger_scores(sub, [model[i] for i in idx]),
-                           "rules": _trigger_scores(sub, [rules[i] for i in idx])}
-        cats: dict[str, list[bool]] = defaultdict(list)
-        for r, g in zip(part, model, strict=True):
-            cats[f"{'keep' if r['keep'] else 'drop'}/{r['category']}"].append(g == r["keep"])
-        block["by_category"] = {c: _pct(v) for c, v in sorted(cats.items())}
-        out[split] = block
-    return out
+    screen = _screen(judge, embedder)
+    return {split: _kept_scores(part := split_rows.part(split), [kept(r["text"], screen) for r in part],
+                                [kept(r["text"], None) for r in part]) for split in splits}
 
 
 def rules_set(settings: Settings | None = None) -> dict[str, Any]:
