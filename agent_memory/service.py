@@ -434,13 +434,7 @@ class Memory:
             "state": o.state.model_copy(update={"is_active": False, "duplicate_of": same.id}),
             "provenance": {**o.provenance, "change": why}})
         self.store.put_json(self.storage_key(o.user_id, o.memory_id), updated.model_dump(mode="json"))
-        try:
-            existing = self._load_original(same.user_id, same.id)
-        except ArchivedError:
-            existing = None  # the confirmation count waits; the duplicate is recorded either way
-        if existing is not None:
-            existing.state.confirmations += 1
-            self.store.put_json(same.storage_key, existing.model_dump(mode="json"))
+        self._confirm(same.user_id, same.id, 1)
         return updated
 
     def _join_topic(self, o: Original, old: IndexRecord, why: dict[str, Any]) -> Original:
@@ -988,6 +982,8 @@ class Memory:
         return None
 
     def _confirm(self, user_id: str, memory_id: str, by: int) -> None:
+        """Count a repeat of a memory (or take one back). An archived original keeps its count: the
+        repeat is recorded on the duplicate either way."""
         with suppress(ArchivedError):
             existing = self._load_original(user_id, memory_id)
             if existing is not None:
