@@ -71,8 +71,61 @@ _EN_VERBS = ("like|love|hate|prefer|live|work|have|want|need|enjoy|drink|eat|tak
              "worry|fancy|adore|dislike|crave|sit|stand|join")
 _EN_ADVERBS = {"usually", "always", "often", "never", "really", "still", "also", "sometimes", "mostly", "only",
                "just"}
-_EN_VERB_FIX = re.compile(rf"\bthe user ((?:(?:{'|'.join(sorted(_EN_ADVERBS))}) )?)({_EN_VERBS})\b", re.I)
+_EN_NOT_BASE = frozenset(re.findall(r"[a-z]+", """
+am are is was were be been being do does did done have has had can could will would shall should may might must
+ought wanna gonna gotta hafta tryna kinda sorta lemme dunno dont doesnt didnt cant couldnt wont wouldnt
+shouldnt havent hasnt isnt wasnt aint
+went took got made said saw came gave found thought told became left felt brought began kept held wrote stood heard
+meant met ran paid sat spoke lay led grew lost fell sent built understood drew broke spent rose drove bought wore
+chose sought threw caught dealt won forgot sold fought taught ate drank sang swam flew slept woke rode hid bit shook
+dug hung stuck struck swung sank spun stole froze forgave bent lent lit fed fled slid shot knew blew beat withdrew
+overslept mistook undertook learnt dreamt burnt spelt spilt leapt knelt smelt
+dwelt spoilt gotten forgotten taken given seen gone known shown written eaten driven ridden fallen
+put cut quit hurt set let hit read shut cost spread split burst cast bet
+the a an this that these those my your his her its our their some any no every each all both either neither
+and or but nor so yet because if when while as than then though although unless until since whether
+to at in on for with from by about of into onto over under after before around through without within
+me you him them us it myself too again once twice now here there soon ever even already almost rather quite
+pretty very much more less maybe perhaps not also
+"""))
+"""Words after "I" that are not a verb in its base form: auxiliaries and modals, past forms that
+are not regular (a regular one ends in "-ed"), words that are both ("put", "cut", "quit": a past
+after "I" is as likely, so they are left as said), and the small words that can follow a
+subject."""
+_EN_VERB_FIX = re.compile(rf"\bthe user ((?:(?:{'|'.join(sorted(_EN_ADVERBS))}) )?)([a-z]+)(?![\w'’]|-\w)")
 _EN_IRREGULAR = {"have": "has", "do": "does", "go": "goes"}
+_EN_AUX_BEFORE = re.compile(r"\b(?:do|does|did|can|could|will|would|shall|should|may|might|must|am|is|are|was|were|"
+                            r"have|has|had)\s+$", re.I)
+_EN_COMPOUND = re.compile(r"(?:^|[,.;:!?(—–]\s*|\s-\s+)((?:[\w'’]+\s+){1,3})(?:and|or|nor)\s+$", re.I)
+"""A subject of two ("Femi and I", "my wife and I"): at most three words since the clause began,
+then "and"; a longer run before "and" is a clause of its own ("I moved last week and I own one
+chair")."""
+_EN_INVERTED = [(re.compile(r"\b([Dd])o the user\b(?!['’])"), r"\1oes the user"),
+                (re.compile(r"\bam the user\b(?!['’])"), "is the user"),
+                (re.compile(r"\bAm the user\b(?!['’])"), "Is the user"),
+                (re.compile(r"\b([Hh])ave the user\b(?!['’])"), r"\1as the user")]
+"""A question's subject after its auxiliary: "Do I need" is "Does the user need"."""
+
+
+def _base_verb(word: str) -> bool:
+    """Whether a word after "the user" reads as a verb in its base form (to be conjugated):
+    listed ones, and any other lower-case word that is not a closed-class word, a past form
+    ("-ed"), an adverb ("-ly"), a participle ("-ing") or already inflected ("-s", but "miss" and
+    "focus" are base forms). Found on fresh chats: "The user usually crash at 9am" (2026-12-07)
+    when only the listed verbs were conjugated."""
+    if re.fullmatch(_EN_VERBS, word):
+        return True
+    if word in _EN_NOT_BASE or len(word) < 2 or word.endswith(("ed", "ly", "ing")):
+        return False
+    prefixed = re.match(r"(?:re|over|under|mis|out|fore|with|un)(\w+)$", word)
+    if prefixed and prefixed.group(1) in _EN_NOT_BASE:
+        return False  # "retook", "overslept", "undid"
+    return not (word.endswith("s") and not word.endswith(("ss", "us")))
+
+
+def _compound_subject(before: str) -> bool:
+    found = _EN_COMPOUND.search(before)
+    return found is not None and not re.search(r"\bthe user\b(?!['’])", found.group(1), re.I)
 
 
 def _third_person_verb(verb: str) -> str:
@@ -81,7 +134,7 @@ def _third_person_verb(verb: str) -> str:
     v = verb.lower()
     if v in _EN_IRREGULAR:
         return _EN_IRREGULAR[v]
-    if v.endswith(("s", "sh", "ch", "x", "z")):
+    if v.endswith(("s", "sh", "ch", "x", "z", "o")):
         return v + "es"
     if v.endswith("y") and v[-2:-1] not in "aeiou":
         return v[:-1] + "ies"
@@ -89,9 +142,16 @@ def _third_person_verb(verb: str) -> str:
 
 
 def _fix_verb(m: re.Match[str]) -> str:
-    """An adverb before the verb is kept ("the user really likes"); an adverb before a verb not
-    listed ("the user just moved") does not match at all, so it is left as said."""
+    """An adverb before the verb is kept ("the user really likes"). Left as said: a word that is
+    no base verb (:func:`_base_verb`), and "the user" after an auxiliary (a question: "Do the
+    user needs to update..." was stored until 2026-12-07) or after "and" / "or" (a compound
+    subject: "Ali and the user live")."""
+    before = m.string[:m.start()]
+    if not _base_verb(m.group(2)) or _EN_AUX_BEFORE.search(before) or _compound_subject(before):
+        return m.group(0)
     return f"the user {m.group(1).lower()}{_third_person_verb(m.group(2))}"
+
+
 _FILLER = re.compile(r"^((oh|well|so|btw|by the way|actually|also|and|but|hmm|um|fyi|just so you know|heads up|"
                      r"quick one|quick question|real quick|for context|对了|其实|另外|还有|话说|嗯|顺便说一下|顺便)"
                      r"[,，:：\s]+|"
@@ -126,6 +186,8 @@ def _third_person_en(s: str) -> str:
     becomes "the user" too: "can you help me plan meals" was stored as "...help the user plans
     meals" (2026-12-06, a day after the conjugation was added)."""
     for pattern, repl in _EN_SUBJECT:
+        s = pattern.sub(repl, s)
+    for pattern, repl in _EN_INVERTED:
         s = pattern.sub(repl, s)
     s = _EN_VERB_FIX.sub(_fix_verb, s)
     for pattern, repl in _EN_OBJECT:

@@ -48,6 +48,20 @@ def test_worth_keeping_turns_become_third_person_statements_with_dates_types_top
     ("can you help me plan meals? I need ideas", "Can you help the user plan meals? the user needs ideas"),
     ("my sister wants me to drive her", "The user's sister wants the user to drive her"),
     ("let me think about it", "Let the user think about it"),
+    # any base verb, not only listed ones ("The user usually crash at 9am" until 2026-12-07)
+    ("I usually crash at 9am", "The user usually crashes at 9am"),
+    ("I referee under-12 soccer and I color-code my notes", "The user referees under-12 soccer and the user "
+     "color-code the user's notes"),  # a hyphenated word is left as said
+    ("I retook the test and I learnt a lot", "The user retook the test and the user learnt a lot"),  # past forms
+    ("I still havent got it and I don't know why", "The user still havent got it and the user doesn't know why"),
+    # a question: the auxiliary takes the person ("Do the user needs to update..." until 2026-12-07)
+    ("Do I need to update my address?", "Does the user need to update the user's address?"),
+    ("what should I bring? Am I late? Have I paid?",
+     "What should the user bring? Is the user late? Has the user paid?"),
+    ("I will do my best and they have my back", "The user will do the user's best and they have the user's back"),
+    # a subject of two takes the plural; a second clause after "and" does not
+    ("Femi and I have been together 11 years", "Femi and the user have been together 11 years"),
+    ("I'm on a hockey team and I have asthma", "The user is on a hockey team and the user has asthma"),
 ])
 def test_the_third_person_rewrite_conjugates_the_verb(said: str, stored: str) -> None:
     """The stored statement reads as English: "The user haves an old beagle" was the rewrite of
