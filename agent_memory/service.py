@@ -40,6 +40,7 @@ from agent_memory.ids import memory_id_for_key, new_memory_id, validate_id, vali
 from agent_memory.index import VectorIndex, open_index
 from agent_memory.judge import Judge, load_judge
 from agent_memory.judge.answer import MAX_CHARS as ANSWER_MAX_CHARS
+from agent_memory.judge.corrections import correction_pairs
 from agent_memory.judge.models import TurnVerdict
 from agent_memory.judge.profile import asks_about_whole_user
 from agent_memory.lexical import doc_tokens, lexical_relevance
@@ -817,6 +818,21 @@ class Memory:
         for key in self.store.list_keys(prefix):
             if key.endswith(".json"):
                 yield Original.model_validate(self.store.get_json(key))
+
+    def corrections(self, user_id: str | None = None) -> list[dict[str, Any]]:
+        """Every caller's correction of the change detector (:meth:`correct`), of one user or all,
+        as a labelled pair for ``agent-memory train judge --extra-pairs``
+        (:mod:`agent_memory.judge.corrections`). A pair whose other memory is gone or archived is
+        left out (an export asks for no restores)."""
+        if user_id is not None:
+            validate_id(user_id, "user_id")
+
+        def load(owner: str, memory_id: str) -> Original | None:
+            with suppress(ArchivedError):
+                return self._load_original(owner, memory_id)
+            return None
+
+        return correction_pairs(self.iter_originals(user_id), load)
 
     def export(self, user_id: str, page_size: int = 500) -> Iterable[dict[str, Any]]:
         """Every export record of the user (``agent-memory/v1``, see :mod:`agent_memory.portability`)."""

@@ -461,16 +461,18 @@ def calibrate_floor(embedder: Embedder, models: dict[str, Classifier], personal_
 
 
 def train_change_model(embedder: Embedder, provider: str, out: Path = WEIGHTS, locomo: Path | None = None,
-                       data: Path = corpus.DATA, pair_rounds: Sequence[int] = PAIR_ROUNDS) -> dict[str, Any]:
+                       data: Path = corpus.DATA, pair_rounds: Sequence[int] = PAIR_ROUNDS,
+                       extra_pairs: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
     """Only the change model, next to the committed trigger, memory-type and gate models (which
     also make LoCoMo's statements for :func:`locomo_negatives`; the training profiles give
     :func:`profile_negatives`): what ``train judge --only pair``
-    runs, so a change to the change model does not move the others."""
+    runs, so a change to the change model does not move the others. ``extra_pairs`` (the callers'
+    corrections, :mod:`agent_memory.judge.corrections`) train beside the written pairs."""
     shipped = load_judge(provider, out)
-    pairs = corpus.load("pairs", data, rounds=pair_rounds).train
+    pairs = corpus.load("pairs", data, rounds=pair_rounds).train + list(extra_pairs)
     conversation = locomo_negatives(locomo, embedder, shipped) if locomo is not None else []
     pair = train_pair(pairs, embedder, conversation, profile_negatives(embedder, data))
-    _save(pair, "pair", provider, out, rounds=list(pair_rounds), train_rows=len(pairs))
+    _save(pair, "pair", provider, out, rounds=list(pair_rounds), train_rows=len(pairs), extra_rows=len(extra_pairs))
     return pair.report
 
 
@@ -511,15 +513,16 @@ def train_trigger_model(embedder: Embedder | None, provider: str, out: Path = WE
 def train_all(embedder: Embedder | None, provider: str, out: Path = WEIGHTS, locomo: Path | None = None,
               on_progress: Progress | None = None, data: Path = corpus.DATA,
               pair_rounds: Sequence[int] = PAIR_ROUNDS, trigger_rounds: Sequence[int] = TRIGGER_ROUNDS,
-              gate_rounds: Sequence[int] = GATE_ROUNDS) -> dict[str, Any]:
-    """Train the four models for ``provider`` (``lexical`` = no embedding) and write them."""
+              gate_rounds: Sequence[int] = GATE_ROUNDS, extra_pairs: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+    """Train the four models for ``provider`` (``lexical`` = no embedding) and write them;
+    ``extra_pairs`` train the change model beside the written pairs (:func:`train_change_model`)."""
     def step(name: str) -> None:
         if on_progress:
             on_progress(name, 1)
 
     turns, trigger, types = _fit_trigger(embedder, data, pair_rounds, trigger_rounds)
     step("trigger")
-    pairs = corpus.load("pairs", data, rounds=pair_rounds).train
+    pairs = corpus.load("pairs", data, rounds=pair_rounds).train + list(extra_pairs)
     conversation: list[dict[str, Any]] = []
     people = profile_negatives(embedder, data) if embedder is not None else []
     if embedder is not None and locomo is not None:
@@ -540,7 +543,7 @@ def train_all(embedder: Embedder | None, provider: str, out: Path = WEIGHTS, loc
                                           personal_oof, data, gate_rounds))
         step("floor")
     _save_trigger(turns, trigger, types, name, out, trigger_rounds)
-    _save(pair, "pair", name, out, rounds=list(pair_rounds), train_rows=len(pairs))
+    _save(pair, "pair", name, out, rounds=list(pair_rounds), train_rows=len(pairs), extra_rows=len(extra_pairs))
     _save(gate, "gate", name, out, rounds=list(gate_rounds), train_rows=len(queries))
     return {"provider": name, "trigger": trigger.report, "types": types.report, "pair": pair.report,
             "gate": gate.report}

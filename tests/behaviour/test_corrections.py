@@ -120,3 +120,31 @@ def test_corrections_that_cannot_apply_are_refused_and_change_nothing(memory: Me
         memory.correct(scoped, u, decision="new_version", of=given, agent_id="ops")
     assert memory.get(theirs, user_id=other)["record"]["is_active"]
     assert memory.get(given, user_id=u)["record"]["is_active"] and _state(memory, u, scoped) == (True, None)
+
+
+def test_corrections_come_back_as_labelled_pairs_older_first(memory: Memory) -> None:
+    """What `agent-memory corrections` exports for `train judge --extra-pairs`: one pair per
+    corrected memory, the latest verdict, (older, newer) as said, none for an untouched memory."""
+    u, other = new_user(), new_user()
+    now = datetime.now(UTC)
+    code = "My locker code at the gym is 4321"
+    memory.remember(user_id=u, content=code, created_at=now - timedelta(days=3))
+    [dup_b] = memory.remember(user_id=u, content=code, created_at=now - timedelta(days=2))
+    [city] = memory.remember(user_id=u, content="I live in Lisbon", created_at=now - timedelta(days=9))
+    [move] = memory.remember(user_id=u, content="I play the cello on weekends", created_at=now)
+    memory.remember(user_id=other, content="I drive a blue Civic")
+    assert memory.corrections(u) == []
+
+    memory.correct(dup_b, u, decision="unrelated")
+    memory.correct(move, u, decision="new_version", of=city)
+    rows = {r["label"]: r for r in memory.corrections(u)}
+    assert set(rows) == {"unrelated", "new_version"}
+    assert (rows["unrelated"]["existing"], rows["unrelated"]["was"]) == (code, "duplicate")
+    assert (rows["new_version"]["existing"], rows["new_version"]["new"]) == (
+        "I live in Lisbon", "I play the cello on weekends")
+    assert rows["new_version"]["was"] == "unrelated" and rows["new_version"]["lang"] == "en"
+    assert memory.corrections(other) == []
+
+    memory.correct(move, u, decision="unrelated")  # corrected again: the latest verdict counts
+    assert sorted(r["label"] for r in memory.corrections(u)) == ["unrelated", "unrelated"]
+    assert {r["id"] for r in memory.corrections()} >= {f"correction-{dup_b}", f"correction-{move}"}

@@ -49,6 +49,30 @@ def test_bad_input_is_a_clear_error_not_a_traceback(tmp_path: Path) -> None:
     assert rounds.returncode == 2 and "--gate-rounds takes round numbers" in rounds.stderr
 
 
+def test_corrections_export_feeds_train_judge_extra_pairs(tmp_path: Path) -> None:
+    """`correct`, then `corrections --out` writes the pair; `train judge --extra-pairs` reads such a
+    file and refuses a bad one (or a model it does not train) before any training starts."""
+    a = run(tmp_path, "remember", "--user", "u1", "I live in Lisbon", "--created-at", "2026-01-01T00:00:00Z")
+    b = run(tmp_path, "remember", "--user", "u1", "I play the cello on weekends")
+    run(tmp_path, "correct", b.stdout.strip(), "new_version", "--of", a.stdout.strip(), "--user", "u1")
+    out = tmp_path / "corrections.jsonl"
+    done = run(tmp_path, "corrections", "--user", "u1", "--out", str(out))
+    assert "1 corrections" in done.stderr
+    [row] = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert (row["existing"], row["new"], row["label"]) == ("I live in Lisbon", "I play the cello on weekends",
+                                                           "new_version")
+    train = [sys.executable, "-m", "agent_memory.cli", "train", "judge"]
+    wrong = subprocess.run([*train, "--only", "gate", "--extra-pairs", str(out)], capture_output=True, text=True,
+                           timeout=120)
+    assert wrong.returncode == 2 and "--extra-pairs trains the change model" in " ".join(wrong.stderr.split())
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"existing": "a", "new": "b", "label": "same"}\n', encoding="utf-8")
+    refused = subprocess.run([*train, "--only", "pair", "--extra-pairs", str(bad)], capture_output=True, text=True,
+                             timeout=120)
+    assert refused.returncode == 2 and "bad.jsonl:1: 'label' must be one of" in " ".join(refused.stderr.split())
+    assert "Traceback" not in refused.stderr + wrong.stderr
+
+
 def test_selfcheck_and_health(tmp_path: Path) -> None:
     assert json.loads(run(tmp_path, "selfcheck").stdout)["ok"] is True
     assert json.loads(run(tmp_path, "health").stdout)["status"] == "ok"

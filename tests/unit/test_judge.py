@@ -4,6 +4,7 @@ frozen split, weight files, and training end to end on a tiny fixture corpus."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -372,6 +373,40 @@ def test_conversation_rows_teach_the_change_model_but_do_not_set_its_threshold()
     assert shown.report["profile_negatives"] == 30 and shown.report["conversation_negatives"] == 0
     y = pair_features("the user works at Acme", "my daughter just started violin lessons", None, None, 0.0)
     assert shown.model.proba(y[None, :])[0, k] < plain.model.proba(y[None, :])[0, k]
+
+
+def test_corrected_pairs_train_the_change_model_beside_the_written_ones(tmp_path: Path) -> None:
+    """`train judge --extra-pairs`: rows read from a file (bad ones refused with their line) move
+    the model toward their labels on the pair they correct."""
+    from agent_memory.judge.corrections import read_pairs
+    from agent_memory.judge.features import pair_features
+    from agent_memory.judge.train import train_pair
+
+    pairs = [{"id": f"p{i}", "lang": "en", "attribute": f"a{i % 4}", "existing": e, "new": n, "label": lab}
+             for i, (e, n, lab) in enumerate([
+                 ("I live in Porto", "we moved to Lisbon now", "new_version"),
+                 ("I work at Acme", "I joined Globex now", "new_version"),
+                 ("I'm vegan", "I'm vegan!", "duplicate"), ("my dog is Rex", "my dog is Rex", "duplicate"),
+                 ("I live in Porto", "my sister lives in Rome", "unrelated"),
+                 ("I like jazz", "I also like rock", "unrelated")] * 3)]
+    good = tmp_path / "corrections.jsonl"
+    good.write_text("\n".join(json.dumps({"existing": "I drive a 2014 Civic", "new": f"totalled the car, got a "
+                                          f"Model 3 with the insurance money ({i})", "label": "new_version"})
+                              for i in range(12)) + "\n\n", encoding="utf-8")
+    extra = read_pairs(good)
+    assert len(extra) == 12 and extra[0]["id"] == "corrections-1"
+    plain, taught = train_pair(pairs, None), train_pair(pairs + extra, None)
+    x = pair_features("I drive a 2014 Civic", "totalled the car, got a Model 3 with the insurance money", None, None,
+                      0.0)
+    k = plain.model.classes.index("new_version")
+    assert taught.model.proba(x[None, :])[0, k] > plain.model.proba(x[None, :])[0, k]
+    for line, error in [('{"existing": "a", "new": "b", "label": "merge"}', "'label' must be one of"),
+                        ('{"existing": "", "new": "b", "label": "duplicate"}', "'existing' must be"),
+                        ("[1, 2]", "a JSON object"), ("{oops", "not JSON")]:
+        bad = tmp_path / "bad.jsonl"
+        bad.write_text('{"existing": "a", "new": "b", "label": "unrelated"}\n' + line + "\n", encoding="utf-8")
+        with pytest.raises(ValueError, match=f"bad.jsonl:2: .*{re.escape(error)}"):
+            read_pairs(bad)
 
 
 def test_a_pairs_distractors_come_from_its_own_id_not_from_the_rows_before_it() -> None:
