@@ -95,7 +95,12 @@ subject."""
 _EN_VERB_FIX = re.compile(rf"\bthe user ((?:(?:{'|'.join(sorted(_EN_ADVERBS))}) )?)([a-z]+)(?![\w'’]|-\w)")
 _EN_IRREGULAR = {"have": "has", "do": "does", "go": "goes"}
 _EN_AUX_BEFORE = re.compile(r"\b(?:do|does|did|can|could|will|would|shall|should|may|might|must|am|is|are|was|were|"
-                            r"have|has|had)\s+$", re.I)
+                            r"have|has|had|let|lets|make|makes|made|help|helps|helped|watch|watches|see|sees|saw|"
+                            r"hear|hears|heard)\s+$", re.I)
+"""Before "the user", a word after which its verb keeps the base form: an auxiliary (a question:
+"does the user need") or a verb whose object does the next verb ("lets the user mirror frames",
+from an assistant's "lets you mirror", which :func:`agent_memory.pipeline.trigger.user_voice` reads
+as "lets I mirror")."""
 _EN_COMPOUND = re.compile(r"(?:^|[,.;:!?(—–]\s*|\s-\s+)((?:[\w'’]+\s+){1,3})(?:and|or|nor)\s+$", re.I)
 """A subject of two ("Femi and I", "my wife and I"): at most three words since the clause began,
 then "and"; a longer run before "and" is a clause of its own ("I moved last week and I own one

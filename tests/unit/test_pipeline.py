@@ -59,6 +59,7 @@ def test_worth_keeping_turns_become_third_person_statements_with_dates_types_top
     ("what should I bring? Am I late? Have I paid?",
      "What should the user bring? Is the user late? Has the user paid?"),
     ("I will do my best and they have my back", "The user will do the user's best and they have the user's back"),
+    ("the app lets I mirror frames", "The app lets the user mirror frames"),  # an assistant's "lets you", voiced
     # a subject of two takes the plural; a second clause after "and" does not
     ("Femi and I have been together 11 years", "Femi and the user have been together 11 years"),
     ("I'm on a hockey team and I have asthma", "The user is on a hockey team and the user has asthma"),
