@@ -252,6 +252,7 @@ def statement(sentence: str, kind: str, when: datetime, topic: bool = True) -> S
     return Statement(body, kind, _topic(part) if topic else None, value, reasons, said=part)
 
 
+_CJK_CHARS = r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]"
 _QUESTION_END = re.compile(r"(?<=[?])\s+|(?<=[？])(?![？])\s*")
 
 
@@ -259,17 +260,39 @@ def sentences(text: str) -> list[str]:
     return [p.strip() for p in _SPLIT.split(text.strip()) if p.strip()]
 
 
+_LAST_CLAUSE = re.compile(r"(?:[,;，；]|\s[-–—]\s)\s*([^,;，；]*?)\s*$")
+_ASKS = re.compile(r"(?:[?？]+|[吗呢吧][~～。!！]*)$")
+_ASKING_OPENING = re.compile(
+    r"^(?:how|what|which|why|where|when|who|should|can|could|would|is|are|do|does|did|any)\b|"
+    r"^(?:怎么|什么|哪|为什么|能不能|可不可以|要不要|是不是|有没有)", re.I)
+
+
+def _without_closing_question(sentence: str) -> str:
+    """A sentence without a question said after its fact, in the same sentence: "I'm moving to
+    Berlin, any tips?" -> "I'm moving to Berlin"; "PSW 签证有两年，你觉得好找吗" -> "PSW 签证有两年".
+    Found on fresh chats (2026-12-07): memories stored with the question that followed the fact. The
+    part left must say something (3 words, or 6 CJK characters) and not open a question itself."""
+    found = _LAST_CLAUSE.search(sentence)
+    if not found or not _ASKS.search(found.group(1)):
+        return sentence
+    head = sentence[:found.start()].strip()
+    words = len(re.findall(r"[^\W\d_]+", re.sub(_CJK_CHARS, " ", head))) + len(re.findall(_CJK_CHARS, head)) / 2
+    if words < 3 or _ASKING_OPENING.search(head):
+        return sentence
+    return head
+
+
 def told_parts(text: str) -> list[str]:
-    """The sentences of ``text`` without the questions in front of what follows them: the parts a
-    kept turn's statements are chosen from. The trigger's screening never cuts at "?" (see
-    ``_SPLIT``), but "can you help me plan meals for the week? I'm vegetarian" is kept for its
-    second half, and the request should not be stored with it; nor is a question ever a statement
-    on its own ("any tips for sleeping on a plane?" judged alone scores as a fact). A sentence that
-    is a question, or ends with one ("I'm moving to Berlin, any tips?"), stays whole."""
+    """The sentences of ``text`` without the questions in front of what follows them, or after it
+    (:func:`_without_closing_question`): the parts a kept turn's statements are chosen from. The
+    trigger's screening never cuts at "?" (see ``_SPLIT``), but "can you help me plan meals for the
+    week? I'm vegetarian" is kept for its second half, and the request should not be stored with
+    it; nor is a question ever a statement on its own ("any tips for sleeping on a plane?" judged
+    alone scores as a fact). A sentence that is a question stays whole."""
     out = []
     for sentence in sentences(text):
         pieces = [q.strip() for q in _QUESTION_END.split(sentence) if q.strip()]
-        out.append(pieces[-1] if pieces else sentence)
+        out.append(_without_closing_question(pieces[-1]) if pieces else sentence)
     return out
 
 

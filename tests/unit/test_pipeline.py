@@ -102,7 +102,17 @@ def test_a_kept_turns_statements_leave_out_the_questions_in_front() -> None:
     assert told_parts("can you plan meals for the week? I'm vegetarian") == ["I'm vegetarian"]
     assert told_parts("what?? I am tired. ok") == ["I am tired.", "ok"]
     assert told_parts("你好？？我下周去上海") == ["我下周去上海"]
-    assert told_parts("I'm moving to Berlin, any tips?") == ["I'm moving to Berlin, any tips?"]
+    # a question after the fact in the same sentence is left out too (stored with it until 2026-12-07)
+    assert told_parts("I'm moving to Berlin, any tips?") == ["I'm moving to Berlin"]
+    assert told_parts("I should say I'm allergic to penicillin, is that something to tell the ship?") == [
+        "I should say I'm allergic to penicillin"]
+    assert told_parts("毕业后打算留在英国找工作，PSW 签证有两年，你觉得好找吗") == [
+        "毕业后打算留在英国找工作，PSW 签证有两年"]
+    assert told_parts("我在定投沪深300，现在亏了15%，要不要停？") == ["我在定投沪深300，现在亏了15%"]
+    # ...but not when what is left is too short to say anything, or is a question itself
+    assert told_parts("ok, thanks?") == ["ok, thanks?"]
+    assert told_parts("How do I do this, any idea?") == ["How do I do this, any idea?"]
+    assert told_parts("I went hiking, right") == ["I went hiking, right"]  # no question mark: a statement
     assert told_parts("Hi! Any tips? I fly on the 14th. Thanks?") == ["Hi!", "I fly on the 14th.", "Thanks?"]
     assert told_parts("is a?b a path") == ["is a?b a path"]  # not inside a word
 
