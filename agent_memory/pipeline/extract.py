@@ -256,8 +256,16 @@ _CJK_CHARS = r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]"
 _QUESTION_END = re.compile(r"(?<=[?])\s+|(?<=[？])(?![？])\s*")
 
 
+_CJK_PAUSE = re.compile(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
+"""A space between two Chinese characters: typed in chat apps where punctuation would be ("你好 我想问一下
+我有高血压 每天早上吃一片氨氯地平 那我可以喝柚子汁吗"), it ends a clause. Found on fresh chats (2026-12-07): in 64 %
+of their Chinese user turns against 2.5 % of the judge corpus's, so the trigger had judged such a turn whole and
+dropped the facts inside the question (26 of 127 expected facts left no memory there; 18 with this)."""
+
+
 def sentences(text: str) -> list[str]:
-    return [p.strip() for p in _SPLIT.split(text.strip()) if p.strip()]
+    """The sentences of ``text`` (:data:`_SPLIT`), a Chinese one also cut at a pause (:data:`_CJK_PAUSE`)."""
+    return [q.strip() for p in _SPLIT.split(text.strip()) for q in _CJK_PAUSE.split(p) if q.strip()]
 
 
 _LAST_CLAUSE = re.compile(r"(?:[,;，；]|\s[-–—]\s)\s*([^,;，；]*?)\s*$")

@@ -96,6 +96,17 @@ def test_a_sentence_ends_at_a_mark_before_a_space_never_inside_a_word() -> None:
     assert sentences("我很好。你呢？我住在上海；下个月搬家") == ["我很好。", "你呢？我住在上海；", "下个月搬家"]
 
 
+def test_a_space_between_chinese_characters_ends_a_clause() -> None:
+    """Chat-style Chinese types a space where punctuation would be: each clause is judged on its own
+    (the fact before a question was dropped with it until 2026-12-07). A space next to a Latin word
+    is only a space."""
+    assert sentences("你好 我想问一下 我有高血压 每天早上吃一片氨氯地平 那我可以喝柚子汁吗") == [
+        "你好", "我想问一下", "我有高血压", "每天早上吃一片氨氯地平", "那我可以喝柚子汁吗"]
+    mixed = "我用的是 VS Code，别给我推荐 JetBrains 那一套了"
+    assert sentences(mixed) == [mixed]
+    assert sentences("I live in Lisbon now") == ["I live in Lisbon now"]
+
+
 def test_a_kept_turns_statements_leave_out_the_questions_in_front() -> None:
     """Screening a turn never cuts at "?"; choosing the statements of a kept one leaves out a
     question in front of what follows it, and never makes a question a statement of its own."""
