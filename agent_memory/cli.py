@@ -195,7 +195,8 @@ def corrections(
     import sys
 
     try:
-        rows = _memory(data_dir).corrections(user)
+        with err_console.status("reading every original of " + (user or "every user") + " for corrections"):
+            rows = _memory(data_dir).corrections(user)
     except AgentMemoryError as exc:
         raise _fail(exc) from None
     text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
