@@ -70,9 +70,6 @@ class Versions:
     def _load(self, user_id: str, memory_id: str) -> Original | None:
         return read_original(self.host.store, self.host.storage_key(user_id, memory_id))
 
-    def _restore(self, key: str) -> None:
-        request_restore(self.host.store, key)
-
     # ------------------------------------------------------------ write path
     def written(self, originals: Sequence[Original]) -> None:
         """After ``originals`` are in the index: the memories they replace are superseded, and each
@@ -145,14 +142,11 @@ class Versions:
     def _change_verdicts(self, items: list[tuple[str, list[SearchHit]]]) -> list[list[ChangeVerdict]]:
         """The change model on (new statement, its candidates), statements embedded in one batch
         (the index vectors include conversational context; the model compares statements)."""
-        texts = list(dict.fromkeys([t for t, hits in items for t in (t, *(h.record.summary for h in hits))]))
-        vecs = self._statement_vectors(texts) if self.host.judge.uses_vectors else {}
+        vecs = self._vectors_of([t for t, hits in items for t in (t, *(h.record.summary for h in hits))])
         out = []
         for text, hits in items:
             olds = [h.record.summary for h in hits]
-            sims = [float(vecs[text] @ vecs[t]) if vecs else h.similarity for t, h in zip(olds, hits, strict=True)]
-            found = self.host.judge.change(olds, text, [vecs.get(t) for t in olds], vecs.get(text), sims,
-                                           self.host.settings.change_threshold)
+            found = self._verdicts(olds, text, vecs, [h.similarity for h in hits], self.host.settings.change_threshold)
             if self.host.llm.name != "offline":  # the cascade: a language model decides the uncertain pairs
                 found = [self._ask_llm(old, text, v) if v.uncertain else v for old, v in zip(olds, found, strict=True)]
             out.append(found)
@@ -169,14 +163,20 @@ class Versions:
     def new_version_probabilities(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         """The change model's P(new version) for each (older, newer) pair of statements, as the
         write path asks it (their own vectors, the trained threshold not applied)."""
-        vecs = self._statement_vectors(list(dict.fromkeys(t for pair in pairs for t in pair))) \
-            if self.host.judge.uses_vectors else {}
-        out = []
-        for old, new in pairs:
-            sim = float(vecs[old] @ vecs[new]) if vecs else 0.0
-            [verdict] = self.host.judge.change([old], new, [vecs.get(old)], vecs.get(new), [sim])
-            out.append(verdict.probs["new_version"])
-        return out
+        vecs = self._vectors_of([t for pair in pairs for t in pair])
+        return [self._verdicts([old], new, vecs, [0.0])[0].probs["new_version"] for old, new in pairs]
+
+    def _vectors_of(self, texts: list[str]) -> dict[str, Any]:
+        """Each distinct statement's vector when the judge reads vectors (none for the lexical one)."""
+        return self._statement_vectors(list(dict.fromkeys(texts))) if self.host.judge.uses_vectors else {}
+
+    def _verdicts(self, olds: list[str], new: str, vecs: dict[str, Any], similarities: list[float],
+                  threshold: float | None = None) -> list[ChangeVerdict]:
+        """The change model on ``new`` against each of ``olds``, compared by their own vectors'
+        cosine (``similarities``, the index's or none, only when the judge reads no vectors): the
+        write path and :meth:`new_version_probabilities` ask it the same way."""
+        sims = [float(vecs[new] @ vecs[t]) for t in olds] if vecs else similarities
+        return self.host.judge.change(olds, new, [vecs.get(t) for t in olds], vecs.get(new), sims, threshold)
 
     def _statement_vectors(self, texts: list[str]) -> dict[str, Any]:
         """Vectors of statements for the change model, recent ones cached: a worker meets the same
@@ -342,7 +342,7 @@ class Versions:
         try:
             return self._load(user_id, memory_id)
         except ArchivedError:
-            self._restore(self.host.storage_key(user_id, memory_id))
+            request_restore(self.host.store, self.host.storage_key(user_id, memory_id))
             return None
 
     def _reelect(self, left_by: Original, topic: str) -> None:
