@@ -25,6 +25,7 @@ from agent_memory.judge.features import Array, pair_features, text_features
 from agent_memory.judge.linear import LinearModel, load_arrays
 from agent_memory.judge.mlp import HiddenLayerModel
 from agent_memory.judge.rules import rule_signals
+from agent_memory.pipeline.questions import marked_questions
 
 if TYPE_CHECKING:
     from agent_memory.embed import Embedder
@@ -154,7 +155,8 @@ class Judge:
         embedding (the service's trigger and the evaluation's, one code path)."""
         if not texts:
             return []
-        vectors = list(embedder.embed_documents(list(texts))) if self.uses_vectors else None
+        texts = [marked_questions(t) for t in texts]
+        vectors = list(embedder.embed_documents(texts)) if self.uses_vectors else None
         return self.turns(texts, vectors)
 
     def change(self, existing: Sequence[str], new: str, existing_vectors: Sequence[Array | None],

@@ -296,10 +296,16 @@ def told_parts(text: str) -> list[str]:
     trigger's screening never cuts at "?" (see ``_SPLIT``), but "can you help me plan meals for the
     week? I'm vegetarian" is kept for its second half, and the request should not be stored with
     it; nor is a question ever a statement on its own ("any tips for sleeping on a plane?" judged
-    alone scores as a fact). A sentence that is a question stays whole."""
-    out = []
+    alone scores as a fact). A sentence that is a question stays whole. A piece in front of a "?"
+    that says something before its own closing question yields that part ("also hes got CMPA so im
+    off all dairy, any easy dinners? like 15 min max" was stored as "like 15 min max" alone until
+    2026-12-07)."""
+    out: list[str] = []
     for sentence in sentences(text):
         pieces = [q.strip() for q in _QUESTION_END.split(sentence) if q.strip()]
+        # a piece before a "?" is a question; a statement in front of its closing question stays
+        # ("also hes got CMPA so im off all dairy, any easy dinners? like 15 min max")
+        out.extend(told for q in pieces[:-1] if (told := _without_closing_question(q)) != q)
         out.append(_without_closing_question(pieces[-1]) if pieces else sentence)
     return out
 

@@ -70,6 +70,32 @@ def test_noise_that_says_i_is_dropped_and_facts_are_kept(memory: Memory) -> None
     assert all(d["decided_by"] == "trigger model" and 0 <= d["score"] <= 1 for d in log["decisions"])
 
 
+def test_a_question_typed_without_its_mark_is_not_stored(memory: Memory) -> None:
+    """The trigger leans on "?": each of these questions was stored as a memory until 2026-12-07
+    (the five without the mark score 0.46-1.00 as worth keeping); the facts beside them stay."""
+    ids = memory.remember("u21", messages=[
+        {"role": "user", "content": "looking at espresso machines around $700. I go through 4 double shots a day. "
+                                    "is breville dual boiler overkill"},
+        {"role": "user", "content": "any hostels there"},
+        {"role": "user", "content": "whats the best way to keep our phones working down there"},
+        {"role": "user", "content": "实习在北京 要租三个月房子 短租有啥靠谱渠道吗"},
+        {"role": "user", "content": "手机上哪里可以找到广场舞的歌"}])
+    summaries = [memory.get(i, user_id="u21")["record"]["summary"] for i in ids]
+    questions = ("breville", "hostels", "phones", "渠道", "广场舞")
+    assert not [s for s in summaries if any(w in s.lower() for w in questions)]
+    assert any("4 double shots" in s for s in summaries) and any("北京" in s for s in summaries), summaries
+
+
+def test_a_fact_in_front_of_a_question_is_stored_when_more_follows(memory: Memory) -> None:
+    """Until 2026-12-07 only the last piece after a "?" could become a statement: this turn was
+    stored as "Like 15 min max"."""
+    ids = memory.remember("u22", messages=[{"role": "user", "content": (
+        "ok that actually helps. also hes got CMPA so im off all dairy while breastfeeding, any easy dinners? "
+        "like 15 min max")}])
+    summaries = [memory.get(i, user_id="u22")["record"]["summary"] for i in ids]
+    assert any("off all dairy" in s and "dinners" not in s for s in summaries), summaries
+
+
 def test_a_change_of_mind_makes_a_version_chain_and_recall_returns_the_new_value(memory: Memory) -> None:
     from datetime import UTC, datetime, timedelta
 

@@ -126,6 +126,10 @@ def test_a_kept_turns_statements_leave_out_the_questions_in_front() -> None:
     assert told_parts("I went hiking, right") == ["I went hiking, right"]  # no question mark: a statement
     assert told_parts("Hi! Any tips? I fly on the 14th. Thanks?") == ["Hi!", "I fly on the 14th.", "Thanks?"]
     assert told_parts("is a?b a path") == ["is a?b a path"]  # not inside a word
+    # a fact in front of a question that another piece follows is a part too (dropped until 2026-12-07)
+    assert told_parts("also hes got CMPA so im off all dairy, any easy dinners? like 15 min max") == [
+        "also hes got CMPA so im off all dairy", "like 15 min max"]
+    assert told_parts("I'm moving to Berlin, any tips? thanks") == ["I'm moving to Berlin", "thanks"]
 
 
 @pytest.mark.parametrize("said", [
