@@ -20,7 +20,8 @@ Narrow on purpose:
   I was a kid..." and "what I want is..." are statements;
 - in Chinese "呢" and "嘛" end statements too ("我还在上班呢"), and "啥都吃", "哪里都去过", "没什么" are no
   questions.
-Measured under a rule written first (README, "Judgement"; docs/judgement.md, "Unmarked questions").
+Measured under a rule written first (docs/judgement.md, "A third probe, and questions typed without
+their mark"). It costs about 6 µs a turn; the trigger itself takes about 2 ms with its embedding.
 """
 
 from __future__ import annotations

@@ -71,8 +71,8 @@ def test_noise_that_says_i_is_dropped_and_facts_are_kept(memory: Memory) -> None
 
 
 def test_a_question_typed_without_its_mark_is_not_stored(memory: Memory) -> None:
-    """The trigger leans on "?": each of these questions was stored as a memory until 2026-12-07
-    (the five without the mark score 0.46-1.00 as worth keeping); the facts beside them stay."""
+    """The trigger leans on "?": four of these questions (all but the "渠道" one) were stored as
+    memories until 2026-12-07; the facts beside them stay."""
     ids = memory.remember("u21", messages=[
         {"role": "user", "content": "looking at espresso machines around $700. I go through 4 double shots a day. "
                                     "is breville dual boiler overkill"},
