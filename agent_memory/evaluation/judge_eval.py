@@ -404,6 +404,10 @@ def recall_gate(settings: Settings | None = None, on_progress: Progress | None =
 
 CONVERSATION_REQUEST = 8
 """Messages per ``remember`` call when a profile is told as conversations (a chat's worth)."""
+CONVERSATION_NOISE_ROUNDS = (1, 2, 3, 6)
+"""The rounds of turns whose noise the conversations are told among: the rounds there were when
+this evaluation was written (2026-12-06), fixed so that a new round of turns (round 14, 2026-12-07)
+does not redraw every conversation and move its figures by itself."""
 
 
 def tell_in_conversations(m: Any, user: str, profile: dict[str, Any], noise: list[str],
@@ -440,7 +444,7 @@ def recall_in_conversations(settings: Settings | None = None, on_progress: Progr
     as its context, and this measures what that costs recall. An expected memory is back when any
     memory its message left is in the top ``top_k``."""
     data = corpus.load("queries")
-    turns = corpus.load("turns")
+    turns = corpus.load("turns", rounds=CONVERSATION_NOISE_ROUNDS)
     arms = {"default": False, "context_blend": True}
     out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="agent-memory-conversations-") as tmp:
