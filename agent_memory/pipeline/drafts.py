@@ -25,7 +25,7 @@ from typing import Any
 from agent_memory.errors import BackendUnavailableError
 from agent_memory.judge.models import TurnVerdict
 from agent_memory.model import RememberRequest
-from agent_memory.pipeline.extract import Statement, extract, sentences, statement, told_parts
+from agent_memory.pipeline.extract import Statement, extract, screened_pieces, sentences, statement, told_parts
 from agent_memory.pipeline.trigger import agent_turn_gate, decide_turn, user_voice
 from agent_memory.prompt import estimate_tokens
 
@@ -81,11 +81,13 @@ MAX_SCREENED_CHARS = 600
 
 def screenable(text: str) -> list[str]:
     """The sentences of a turn that are screened one by one: a single paragraph of a few
-    sentences ("Wow, great! Anyway, I took my turtles to the beach yesterday."). A turn with
+    sentences ("Wow, great! Anyway, I took my turtles to the beach yesterday."), a clause cut at a
+    Chinese pause read with the clause before it (:func:`screened_pieces`). A turn with
     line breaks or a long one is mostly a request with pasted material, whose sentences are
     somebody else's words."""
-    parts = sentences(text)
-    return parts if len(parts) > 1 and "\n" not in text.strip() and len(text) <= MAX_SCREENED_CHARS else []
+    if len(sentences(text)) < 2 or "\n" in text.strip() or len(text) > MAX_SCREENED_CHARS:
+        return []
+    return screened_pieces(text)
 
 
 def screen_turns(texts: list[str], screen: Screen) -> list[TurnVerdict]:

@@ -96,6 +96,18 @@ def test_a_fact_in_front_of_a_question_is_stored_when_more_follows(memory: Memor
     assert any("off all dairy" in s and "dinners" not in s for s in summaries), summaries
 
 
+def test_chinese_typed_with_spaces_keeps_its_facts_and_drops_its_noise(memory: Memory) -> None:
+    """A clause after a Chinese pause is screened with the clause before it: until 2026-12-07 the
+    last clause of a typo fix or a thanks was judged alone and stored ("是2019年", "攻略我存下来了")."""
+    ids = memory.remember("u23", messages=[
+        {"role": "user", "content": "打错了 是2019年"},
+        {"role": "user", "content": "太有用了 谢啦 攻略我存下来了"},
+        {"role": "user", "content": "你好 我想问一下 我有高血压 每天吃氨氯地平 可以喝柚子汁吗"}])
+    summaries = [memory.get(i, user_id="u23")["record"]["summary"] for i in ids]
+    assert not [s for s in summaries if "2019" in s or "攻略" in s], summaries
+    assert any("高血压" in s for s in summaries), summaries
+
+
 def test_a_change_of_mind_makes_a_version_chain_and_recall_returns_the_new_value(memory: Memory) -> None:
     from datetime import UTC, datetime, timedelta
 

@@ -8,7 +8,8 @@ import pytest
 
 from agent_memory.evaluation import pipeline_eval
 from agent_memory.pipeline import decide, decide_turn, extract, importance
-from agent_memory.pipeline.extract import sentences, told_parts
+from agent_memory.pipeline.drafts import screenable
+from agent_memory.pipeline.extract import screened_pieces, sentences, told_parts
 
 WHEN = datetime(2026, 3, 2, 10, tzinfo=UTC)
 
@@ -105,6 +106,18 @@ def test_a_space_between_chinese_characters_ends_a_clause() -> None:
     mixed = "我用的是 VS Code，别给我推荐 JetBrains 那一套了"
     assert sentences(mixed) == [mixed]
     assert sentences("I live in Lisbon now") == ["I live in Lisbon now"]
+
+
+def test_a_clause_cut_at_a_pause_is_screened_with_the_one_before_it() -> None:
+    """The trigger reads a clause after a Chinese pause together with the clause before it: alone,
+    the last clause of a correction reads as a fact ("是2019年"). Sentences cut at a mark stay
+    apart, and a turn of one clause has nothing to screen besides itself."""
+    assert screened_pieces("打错了 是2019年") == ["打错了", "打错了 是2019年"]
+    assert screened_pieces("太有用了 谢啦 攻略我存下来了") == ["太有用了", "太有用了 谢啦", "谢啦 攻略我存下来了"]
+    assert screened_pieces("谢谢！我住在上海 下个月搬家") == ["谢谢！", "我住在上海", "我住在上海 下个月搬家"]
+    assert screenable("打错了 是2019年") == ["打错了", "打错了 是2019年"]
+    assert screenable("我住在上海") == []
+    assert screened_pieces("Thanks! I live in Lisbon now.") == ["Thanks!", "I live in Lisbon now."]
 
 
 def test_a_kept_turns_statements_leave_out_the_questions_in_front() -> None:
