@@ -25,7 +25,8 @@ from typing import Any
 from agent_memory.errors import BackendUnavailableError
 from agent_memory.judge.models import TurnVerdict
 from agent_memory.model import RememberRequest
-from agent_memory.pipeline.extract import Statement, extract, screened_pieces, sentences, statement, told_parts
+from agent_memory.pipeline.extract import Statement, extract, screened_pieces, sentences, statement
+from agent_memory.pipeline.parts import told_parts
 from agent_memory.pipeline.trigger import agent_turn_gate, decide_turn, user_voice
 from agent_memory.prompt import estimate_tokens
 

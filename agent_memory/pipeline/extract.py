@@ -45,11 +45,14 @@ questions to the agent 0.978 -> 0.935): "what do you mean by 'purl the next row'
 cut in two leaves "I don't get it", which the trigger judged alone and kept."""
 _EN_SUBJECT = [
     (re.compile(r"\bI am\b|\bI'm\b|\bIm\b", re.I), "the user is"),
-    (re.compile(r"\bI've\b", re.I), "the user has"),
+    (re.compile(r"\bI'?ve\b", re.I), "the user has"),
     (re.compile(r"\bI'll\b", re.I), "the user will"),
     (re.compile(r"\bI'd\b", re.I), "the user would"),
     (re.compile(r"\bI was\b", re.I), "the user was"),
     (re.compile(r"\bI\b"), "the user"),
+    # chat typing: a lower-case "i" standing alone before a word ("i teach 4th grade", "bullet points
+    # i read on my phone"), never "i.e.", "(i)", "i)" or code ("i = 0", "for i in range")
+    (re.compile(r"(?<![\w.(\[])i(?=\s+(?!in\b)[a-z])"), "the user"),
     (re.compile(r"\bmy\b", re.I), "the user's"),
     (re.compile(r"\bmine\b", re.I), "the user's"),
 ]
@@ -199,7 +202,8 @@ def _third_person_en(s: str) -> str:
     for pattern, repl in _EN_OBJECT:
         s = pattern.sub(repl, s)
     s = re.sub(r"\bthe user is not\b|\bthe user isn't\b", "the user is not", s, flags=re.I)
-    s = re.sub(r"\bthe user don't\b", "the user doesn't", s, flags=re.I)
+    s = re.sub(r"\bthe user don'?t\b", "the user doesn't", s, flags=re.I)
+    s = re.sub(r"\bthe user haven'?t\b", "the user hasn't", s, flags=re.I)
     return s[0].upper() + s[1:] if s else s
 
 
@@ -253,8 +257,6 @@ def statement(sentence: str, kind: str, when: datetime, topic: bool = True) -> S
     return Statement(body, kind, _topic(part) if topic else None, value, reasons, said=part)
 
 
-_CJK_CHARS = r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]"
-_QUESTION_END = re.compile(r"(?<=[?])\s+|(?<=[？])(?![？])\s*")
 
 
 _CJK_PAUSE = re.compile(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
@@ -282,48 +284,6 @@ def screened_pieces(text: str) -> list[str]:
         clauses = [q.strip() for q in _CJK_PAUSE.split(sentence) if q.strip()]
         out.extend(clauses[:1])
         out.extend(f"{a} {b}" for a, b in pairwise(clauses))
-    return out
-
-
-_LAST_CLAUSE = re.compile(r"(?:[,;，；]|\s[-–—]\s)\s*([^,;，；]*?)\s*$")
-_ASKS = re.compile(r"(?:[?？]+|[吗呢吧][~～。!！]*)$")
-_ASKING_OPENING = re.compile(
-    r"^(?:how|what|which|why|where|when|who|should|can|could|would|is|are|do|does|did|any)\b|"
-    r"^(?:怎么|什么|哪|为什么|能不能|可不可以|要不要|是不是|有没有)", re.I)
-
-
-def _without_closing_question(sentence: str) -> str:
-    """A sentence without a question said after its fact, in the same sentence: "I'm moving to
-    Berlin, any tips?" -> "I'm moving to Berlin"; "PSW 签证有两年，你觉得好找吗" -> "PSW 签证有两年".
-    Found on fresh chats (2026-12-07): memories stored with the question that followed the fact. The
-    part left must say something (3 words, or 6 CJK characters) and not open a question itself."""
-    found = _LAST_CLAUSE.search(sentence)
-    if not found or not _ASKS.search(found.group(1)):
-        return sentence
-    head = sentence[:found.start()].strip()
-    words = len(re.findall(r"[^\W\d_]+", re.sub(_CJK_CHARS, " ", head))) + len(re.findall(_CJK_CHARS, head)) / 2
-    if words < 3 or _ASKING_OPENING.search(head):
-        return sentence
-    return head
-
-
-def told_parts(text: str) -> list[str]:
-    """The sentences of ``text`` without the questions in front of what follows them, or after it
-    (:func:`_without_closing_question`): the parts a kept turn's statements are chosen from. The
-    trigger's screening never cuts at "?" (see ``_SPLIT``), but "can you help me plan meals for the
-    week? I'm vegetarian" is kept for its second half, and the request should not be stored with
-    it; nor is a question ever a statement on its own ("any tips for sleeping on a plane?" judged
-    alone scores as a fact). A sentence that is a question stays whole. A piece in front of a "?"
-    that says something before its own closing question yields that part ("also hes got CMPA so im
-    off all dairy, any easy dinners? like 15 min max" was stored as "like 15 min max" alone until
-    2026-12-07)."""
-    out: list[str] = []
-    for sentence in sentences(text):
-        pieces = [q.strip() for q in _QUESTION_END.split(sentence) if q.strip()]
-        # a piece before a "?" is a question; a statement in front of its closing question stays
-        # ("also hes got CMPA so im off all dairy, any easy dinners? like 15 min max")
-        out.extend(told for q in pieces[:-1] if (told := _without_closing_question(q)) != q)
-        out.append(_without_closing_question(pieces[-1]) if pieces else sentence)
     return out
 
 

@@ -9,7 +9,8 @@ import pytest
 from agent_memory.evaluation import pipeline_eval
 from agent_memory.pipeline import decide, decide_turn, extract, importance
 from agent_memory.pipeline.drafts import screenable
-from agent_memory.pipeline.extract import screened_pieces, sentences, told_parts
+from agent_memory.pipeline.extract import screened_pieces, sentences
+from agent_memory.pipeline.parts import told_parts
 
 WHEN = datetime(2026, 3, 2, 10, tzinfo=UTC)
 
@@ -64,6 +65,14 @@ def test_worth_keeping_turns_become_third_person_statements_with_dates_types_top
     # a subject of two takes the plural; a second clause after "and" does not
     ("Femi and I have been together 11 years", "Femi and the user have been together 11 years"),
     ("I'm on a hockey team and I have asthma", "The user is on a hockey team and the user has asthma"),
+    # chat typing (stored in the first person until 2026-12-07)
+    ("i teach 4th grade in ohio", "The user teaches 4th grade in ohio"),
+    ("answer in bullet points, i read on my phone", "Answer in bullet points, the user reads on the user's phone"),
+    ("ive got two cats and i dont eat pork", "The user has got two cats and the user doesn't eat pork"),
+    ("i havent slept", "The user hasn't slept"),
+    # a lower-case "i" that is not the pronoun stays
+    ("point (i) is moot, i.e. done", "Point (i) is moot, i.e. done"),
+    ("for i in range(3) do x", "For i in range(3) do x"),
 ])
 def test_the_third_person_rewrite_conjugates_the_verb(said: str, stored: str) -> None:
     """The stored statement reads as English: "The user haves an old beagle" was the rewrite of
@@ -137,6 +146,14 @@ def test_a_kept_turns_statements_leave_out_the_questions_in_front() -> None:
     assert told_parts("ok, thanks?") == ["ok, thanks?"]
     assert told_parts("How do I do this, any idea?") == ["How do I do this, any idea?"]
     assert told_parts("I went hiking, right") == ["I went hiking, right"]  # no question mark: a statement
+    # a closing question typed without its mark, where it reads as one (stored with it until 2026-12-07)
+    assert told_parts("biscuit is 8 and limping on his back leg, should i worry") == [
+        "biscuit is 8 and limping on his back leg"]
+    assert told_parts("rent is 2800/mo and the landlord wants 3100, is that legal") == [
+        "rent is 2800/mo and the landlord wants 3100"]
+    assert told_parts("我在定投沪深300，现在亏了15%，要不要停") == ["我在定投沪深300，现在亏了15%"]
+    assert told_parts("I work remote, im on PST so schedule stuff in that") == [
+        "I work remote, im on PST so schedule stuff in that"]
     assert told_parts("Hi! Any tips? I fly on the 14th. Thanks?") == ["Hi!", "I fly on the 14th.", "Thanks?"]
     assert told_parts("is a?b a path") == ["is a?b a path"]  # not inside a word
     # a fact in front of a question that another piece follows is a part too (dropped until 2026-12-07)
