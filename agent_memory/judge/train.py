@@ -139,13 +139,13 @@ def train_trigger(rows: list[dict[str, Any]], vectors: list[Array | None], langs
     makes: a short turn is also read sentence by sentence and kept when one sentence is
     (``screen_turns``). Chosen on whole turns alone, the threshold kept 0.96 out of fold but 0.99
     of the held-out turns as screened, and let the difference through as noise."""
-    from agent_memory.pipeline.drafts import screenable
+    from agent_memory.pipeline.drafts import screened_parts
 
     y = np.array([1 if r["keep"] else 0 for r in rows])
     texts = [r["text"] for r in rows]
     fitters: dict[str, Callable[..., Classifier]] = {
         "linear": fit, "hidden": partial(fit_hidden_ensemble, members=TRIGGER_MEMBERS)}
-    split = [screenable(t) for t in texts]
+    split = [screened_parts(t) for t in texts]
     part_texts = [p for parts in split for p in parts]
     owner = np.array([i for i, parts in enumerate(split) for _ in parts], dtype=np.int64)
     part_vectors = _vectors(embedder, part_texts)

@@ -26,7 +26,7 @@ from agent_memory.errors import BackendUnavailableError
 from agent_memory.judge.models import TurnVerdict
 from agent_memory.model import RememberRequest
 from agent_memory.pipeline.extract import Statement, extract, screened_pieces, sentences, statement
-from agent_memory.pipeline.parts import told_parts
+from agent_memory.pipeline.parts import facts_before_questions, told_parts
 from agent_memory.pipeline.trigger import agent_turn_gate, decide_turn, user_voice
 from agent_memory.prompt import estimate_tokens
 
@@ -91,13 +91,22 @@ def screenable(text: str) -> list[str]:
     return screened_pieces(text)
 
 
+def screened_parts(text: str) -> list[str]:
+    """What :func:`screen_turns` reads of a turn besides the turn itself: the pieces of a short turn
+    (:func:`screenable`) and, typed in lower case, the facts in front of closing questions
+    (:func:`~agent_memory.pipeline.parts.facts_before_questions`), with the same limits."""
+    if "\n" in text.strip() or len(text) > MAX_SCREENED_CHARS:
+        return []
+    return list(dict.fromkeys([*screenable(text), *facts_before_questions(text)]))
+
+
 def screen_turns(texts: list[str], screen: Screen) -> list[TurnVerdict]:
     """The trigger on each turn and on each sentence of a short multi-sentence turn (one
     ``screen`` call for all): a turn is kept when it is, or when one of its sentences is. A fact
     inside chit-chat is the usual shape of person-to-person talk: judged whole, LoCoMo's turns
     that yield an observation were kept 43 % of the time (conversations 0-2), sentence by
     sentence 90 %; on the training turns 5 points more noise is kept."""
-    split = [screenable(t) for t in texts]
+    split = [screened_parts(t) for t in texts]
     verdicts = screen([*texts, *(p for parts in split for p in parts)])
     whole, rest = verdicts[:len(texts)], iter(verdicts[len(texts):])
     out = []

@@ -61,3 +61,15 @@ def told_parts(text: str) -> list[str]:
         out.extend(told for q in pieces[:-1] if (told := _without_closing_question(q)) != q)
         out.append(_without_closing_question(pieces[-1]) if pieces else sentence)
     return out
+
+
+def facts_before_questions(text: str) -> list[str]:
+    """For a turn typed in lower case, the fact in front of each closing question
+    (:func:`_without_closing_question`), for the trigger to read on its own as well: "kids are 3 and
+    7, whats a rainy day activity that works for both" sinks whole under its question (0.22). Only
+    chat typing: on the training turns of rounds 1-3, where writers capitalize, the same reading kept
+    7 more noise turns ("I'm lost at step 4, what does 'blind bake' even mean"); typed in lower case,
+    none, and 4 more facts on round 14's training turns and a fresh probe (README, "Round 15")."""
+    if text != text.lower() or re.search(_CJK_CHARS, text):
+        return []
+    return [told for sentence in sentences(text) if (told := _without_closing_question(sentence)) != sentence]

@@ -108,6 +108,27 @@ def test_chinese_typed_with_spaces_keeps_its_facts_and_drops_its_noise(memory: M
     assert any("高血压" in s for s in summaries), summaries
 
 
+def test_chat_typed_english_is_stored_in_the_third_person_without_its_question(memory: Memory) -> None:
+    """Until 2026-12-07 a lower-case "i" stayed first person ("I teach 4th grade in ohio") and a
+    closing question typed without "?" was stored with the fact."""
+    ids = memory.remember("u24", messages=[
+        {"role": "user", "content": "i own a small bakery in portland, how do i do payroll for 3 ppl"},
+        {"role": "user", "content": "i teach 4th grade in ohio, need a fun fractions activity"}])
+    summaries = sorted(memory.get(i, user_id="u24")["record"]["summary"] for i in ids)
+    assert summaries[0] == "The user owns a small bakery in portland", summaries
+    assert summaries[1].startswith("The user teaches 4th grade in ohio"), summaries
+
+
+def test_a_fact_typed_in_lower_case_before_a_question_is_kept(memory: Memory) -> None:
+    """Judged whole, the question sank the fact (0.22) until 2026-12-07; a capitalized question
+    after a reaction stays noise."""
+    ids = memory.remember("u25", messages=[
+        {"role": "user", "content": "kids are 3 and 7, whats a rainy day activity that works for both"},
+        {"role": "user", "content": "I'm lost at step 4, what does 'blind bake' even mean"}])
+    summaries = [memory.get(i, user_id="u25")["record"]["summary"] for i in ids]
+    assert summaries == ["Kids are 3 and 7"], summaries
+
+
 def test_a_change_of_mind_makes_a_version_chain_and_recall_returns_the_new_value(memory: Memory) -> None:
     from datetime import UTC, datetime, timedelta
 

@@ -8,9 +8,9 @@ import pytest
 
 from agent_memory.evaluation import pipeline_eval
 from agent_memory.pipeline import decide, decide_turn, extract, importance
-from agent_memory.pipeline.drafts import screenable
+from agent_memory.pipeline.drafts import screenable, screened_parts
 from agent_memory.pipeline.extract import screened_pieces, sentences
-from agent_memory.pipeline.parts import told_parts
+from agent_memory.pipeline.parts import facts_before_questions, told_parts
 
 WHEN = datetime(2026, 3, 2, 10, tzinfo=UTC)
 
@@ -127,6 +127,19 @@ def test_a_clause_cut_at_a_pause_is_screened_with_the_one_before_it() -> None:
     assert screenable("打错了 是2019年") == ["打错了", "打错了 是2019年"]
     assert screenable("我住在上海") == []
     assert screened_pieces("Thanks! I live in Lisbon now.") == ["Thanks!", "I live in Lisbon now."]
+
+
+def test_a_fact_in_front_of_a_closing_question_is_screened_alone_only_when_typed_in_lower_case() -> None:
+    """Chat typing leaves out the marks the trigger leans on, so the fact in front of a closing
+    question is also read alone; a capitalized turn is read as before (it kept more noise there)."""
+    turn = "kids are 3 and 7, whats a rainy day activity that works for both"
+    assert facts_before_questions(turn) == ["kids are 3 and 7"]
+    assert screened_parts(turn) == ["kids are 3 and 7"]
+    assert facts_before_questions("I'm lost at step 4, what does 'blind bake' even mean") == []
+    assert facts_before_questions("我现在在上海出差，酒店楼下有啥好吃的") == []
+    assert facts_before_questions("ok, thanks?") == []  # too short to say anything
+    assert screened_parts("打错了 是2019年") == ["打错了", "打错了 是2019年"]
+    assert screened_parts("line one\nline two, is that ok") == []  # pasted material: the turn alone
 
 
 def test_a_kept_turns_statements_leave_out_the_questions_in_front() -> None:
