@@ -25,7 +25,7 @@ from typing import Any
 from agent_memory.errors import BackendUnavailableError
 from agent_memory.judge.models import TurnVerdict
 from agent_memory.model import RememberRequest
-from agent_memory.pipeline.extract import Statement, extract, screened_pieces, sentences, statement
+from agent_memory.pipeline.extract import Statement, extract, screened_pieces, statement
 from agent_memory.pipeline.parts import facts_before_questions, told_parts
 from agent_memory.pipeline.trigger import agent_turn_gate, decide_turn, user_voice
 from agent_memory.prompt import estimate_tokens
@@ -80,24 +80,27 @@ Screen = Callable[[list[str]], list[TurnVerdict]]
 MAX_SCREENED_CHARS = 600
 
 
+def _pasted(text: str) -> bool:
+    """A turn with line breaks or a long one is mostly a request with pasted material, whose
+    sentences are somebody else's words: it is screened whole only."""
+    return "\n" in text.strip() or len(text) > MAX_SCREENED_CHARS
+
+
 def screenable(text: str) -> list[str]:
     """The sentences of a turn that are screened one by one: a single paragraph of a few
     sentences ("Wow, great! Anyway, I took my turtles to the beach yesterday."), a clause cut at a
-    Chinese pause read with the clause before it (:func:`screened_pieces`). A turn with
-    line breaks or a long one is mostly a request with pasted material, whose sentences are
-    somebody else's words."""
-    if len(sentences(text)) < 2 or "\n" in text.strip() or len(text) > MAX_SCREENED_CHARS:
-        return []
-    return screened_pieces(text)
+    Chinese pause read with the clause before it (:func:`screened_pieces`); none for pasted
+    material (:func:`_pasted`)."""
+    return [] if _pasted(text) else screened_pieces(text)
 
 
 def screened_parts(text: str) -> list[str]:
     """What :func:`screen_turns` reads of a turn besides the turn itself: the pieces of a short turn
     (:func:`screenable`) and, typed in lower case, the facts in front of closing questions
     (:func:`~agent_memory.pipeline.parts.facts_before_questions`), with the same limits."""
-    if "\n" in text.strip() or len(text) > MAX_SCREENED_CHARS:
+    if _pasted(text):
         return []
-    return list(dict.fromkeys([*screenable(text), *facts_before_questions(text)]))
+    return list(dict.fromkeys([*screened_pieces(text), *facts_before_questions(text)]))
 
 
 def screen_turns(texts: list[str], screen: Screen) -> list[TurnVerdict]:

@@ -257,8 +257,6 @@ def statement(sentence: str, kind: str, when: datetime, topic: bool = True) -> S
     return Statement(body, kind, _topic(part) if topic else None, value, reasons, said=part)
 
 
-
-
 _CJK_PAUSE = re.compile(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
 """A space between two Chinese characters: typed in chat apps where punctuation would be ("你好 我想问一下
 我有高血压 每天早上吃一片氨氯地平 那我可以喝柚子汁吗"), it ends a clause. Found on fresh chats (2026-12-07): in 64 %
@@ -266,9 +264,14 @@ of their Chinese user turns against 2.5 % of the judge corpus's, so the trigger 
 dropped the facts inside the question (26 of 127 expected facts left no memory there; 18 with this)."""
 
 
+def _clauses(text: str) -> list[list[str]]:
+    """Each sentence of ``text`` (:data:`_SPLIT`) as its clauses cut at a Chinese pause (:data:`_CJK_PAUSE`)."""
+    return [[q.strip() for q in _CJK_PAUSE.split(p) if q.strip()] for p in _SPLIT.split(text.strip())]
+
+
 def sentences(text: str) -> list[str]:
     """The sentences of ``text`` (:data:`_SPLIT`), a Chinese one also cut at a pause (:data:`_CJK_PAUSE`)."""
-    return [q.strip() for p in _SPLIT.split(text.strip()) for q in _CJK_PAUSE.split(p) if q.strip()]
+    return [clause for sentence in _clauses(text) for clause in sentence]
 
 
 def screened_pieces(text: str) -> list[str]:
@@ -278,10 +281,13 @@ def screened_pieces(text: str) -> list[str]:
     thanks or a formatting request reads as a fact ("三百字以内", "攻略我存下来了" kept at 0.74 and
     0.99 where the turn scores 0.05 and 0.00). Chosen 2026-12-07 under a rule written first
     (README, "Round 14"): on fresh chat-style Chinese turns (not in the repository) noise
-    dropped 52 -> 57 of 70 and facts kept 65 -> 66 of 70."""
+    dropped 52 -> 57 of 70 and facts kept 65 -> 66 of 70. A turn of one sentence has nothing to read
+    besides itself: none."""
+    split = _clauses(text)
+    if sum(map(len, split)) < 2:
+        return []
     out: list[str] = []
-    for sentence in _SPLIT.split(text.strip()):
-        clauses = [q.strip() for q in _CJK_PAUSE.split(sentence) if q.strip()]
+    for clauses in split:
         out.extend(clauses[:1])
         out.extend(f"{a} {b}" for a, b in pairwise(clauses))
     return out
