@@ -26,7 +26,7 @@ from agent_memory.errors import BackendUnavailableError
 from agent_memory.judge.models import TurnVerdict
 from agent_memory.model import RememberRequest
 from agent_memory.pipeline.extract import Statement, extract, screened_pieces, statement
-from agent_memory.pipeline.parts import facts_before_questions, told_parts
+from agent_memory.pipeline.parts import facts_before_questions, is_question, told_parts
 from agent_memory.pipeline.trigger import agent_turn_gate, decide_turn, user_voice
 from agent_memory.prompt import estimate_tokens
 
@@ -181,7 +181,9 @@ def _judged(texts: list[str], verdicts: list[TurnVerdict], screen: Screen, when:
             out.append([])
             continue
         kept = [(p, sv) for p in parts if (sv := next(judged)).keep]
-        chosen = kept or [(text.strip(), v)]
+        # a question kept alone is still a question: beside a fact it is not stored ("Any tips for a
+        # 15 year old taking the train alone?" after "Mia starts at a selective school in term 3")
+        chosen = [k for k in kept if not is_question(k[0])] or kept or [(text.strip(), v)]
         made = [statement(p, sv.memory_type or v.memory_type or "fact", at, topic=False) for p, sv in chosen]
         if len(made) > 1 and screenable(text):
             # a sentence of a short turn is embedded with the rest of the turn: the question that

@@ -13,13 +13,15 @@ from __future__ import annotations
 import re
 
 from agent_memory.pipeline.extract import sentences
-from agent_memory.pipeline.questions import is_unmarked_question
+from agent_memory.pipeline.questions import is_unmarked_question, opens_as_question
 
 _CJK_CHARS = r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]"
 _QUESTION_END = re.compile(r"(?<=[?])\s+|(?<=[？])(?![？])\s*")
 
 _LAST_CLAUSE = re.compile(r"(?:[,;，；]|\s[-–—]\s)\s*([^,;，；]*?)\s*$")
 _ASKS = re.compile(r"(?:[?？]+|[吗呢吧][~～。!！]*)$")
+_CLOSING_STOP = re.compile(r"[.。]+\s*$")
+_ENDED_OTHERWISE = re.compile(r"[!;…]\W*$")
 _ASKING_OPENING = re.compile(
     r"^(?:how|what|which|why|where|when|who|should|can|could|would|is|are|do|does|did|any)\b|"
     r"^(?:怎么|什么|哪|为什么|能不能|可不可以|要不要|是不是|有没有)", re.I)
@@ -73,3 +75,13 @@ def facts_before_questions(text: str) -> list[str]:
     if text != text.lower() or re.search(_CJK_CHARS, text):
         return []
     return [told for sentence in sentences(text) if (told := _without_closing_question(sentence)) != sentence]
+
+
+def is_question(part: str) -> bool:
+    """A part that asks rather than tells, from its first word to its end: it opens the way an
+    English question does (:func:`~agent_memory.pipeline.questions.opens_as_question`) and ends with
+    "?", or with nothing or a "." ("also whats a good cheap meal i can make in the dorm microwave.").
+    Never a Chinese part: a question there is marked at its end and a fact often comes first in the
+    same part ("换了iPhone15 微信记录咋迁过来")."""
+    stripped = _CLOSING_STOP.sub("", part.strip())
+    return opens_as_question(stripped) and (stripped.endswith("?") or not _ENDED_OTHERWISE.search(stripped))

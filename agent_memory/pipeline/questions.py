@@ -60,6 +60,12 @@ def is_unmarked_question(sentence: str) -> bool:
     return bool(_ZH_QUESTION.search(s) if _CJK.search(s) else _EN_QUESTION.search(s))
 
 
+def opens_as_question(sentence: str) -> bool:
+    """An English (non-Chinese) sentence whose opening asks ("how do I...", "any tips for...",
+    "anyway is it..."), whatever its end."""
+    return not _CJK.search(sentence) and bool(_EN_QUESTION.search(sentence.strip()))
+
+
 def marked_questions(text: str) -> str:
     """``text`` with "?" (a Chinese sentence "？") after each sentence that is an unmarked question;
     everything else as it was."""

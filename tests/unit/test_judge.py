@@ -289,6 +289,31 @@ def test_a_request_before_a_fact_is_left_out_of_the_statement() -> None:
     assert made.text.startswith("The user is vegetarian") and "meals" not in made.text
 
 
+def test_a_question_kept_alone_is_not_stored_beside_a_fact() -> None:
+    """The trigger may keep a question on its own ("Any tips for a 15 year old taking the train?"
+    scores 0.99); beside a fact of the same turn it is left out. A turn whose only kept part is a
+    question still gives a statement, and a Chinese part is never taken for a question."""
+    from datetime import UTC, datetime
+
+    from agent_memory.judge.models import TurnVerdict
+    from agent_memory.model import RememberRequest
+    from agent_memory.pipeline.drafts import drafts
+
+    def fake(texts: list[str]) -> list[TurnVerdict]:  # keeps everything
+        return [TurnVerdict(True, 0.9, "fact", False, "fake") for t in texts]
+
+    def made(turn: str) -> list[str]:
+        req = RememberRequest.model_validate({"user_id": "u", "messages": [{"role": "user", "content": turn}]})
+        return [d.text for d in drafts(req, datetime(2026, 1, 1, tzinfo=UTC), screen=fake)[0]]
+
+    assert made("Mia starts a new school in term 3. Any tips for a 15 year old taking the train alone?") == [
+        "Mia starts a new school in term 3."]
+    assert made("whats a good cheap meal for the dorm microwave. i cant have peanuts") == [
+        "The user cant have peanuts"]
+    assert made("Any tips for a 15 year old taking the train alone?")  # nothing beside it: kept as today
+    assert made("安卓不用了 换了iPhone15 微信记录咋迁过来") == ["安卓不用了", "换了iPhone15 微信记录咋迁过来"]
+
+
 def test_a_statement_from_a_short_turn_keeps_the_whole_turn_as_its_context() -> None:
     """The trigger keeps one sentence; the sentence it dropped, which a later question will use,
     stays in the statement's context (matched by recall) but not in the memory itself."""

@@ -10,7 +10,7 @@ from agent_memory.evaluation import pipeline_eval
 from agent_memory.pipeline import decide, decide_turn, extract, importance
 from agent_memory.pipeline.drafts import screenable, screened_parts
 from agent_memory.pipeline.extract import screened_pieces, sentences
-from agent_memory.pipeline.parts import facts_before_questions, told_parts
+from agent_memory.pipeline.parts import facts_before_questions, is_question, told_parts
 
 WHEN = datetime(2026, 3, 2, 10, tzinfo=UTC)
 
@@ -140,6 +140,18 @@ def test_a_fact_in_front_of_a_closing_question_is_screened_alone_only_when_typed
     assert facts_before_questions("ok, thanks?") == []  # too short to say anything
     assert screened_parts("打错了 是2019年") == ["打错了", "打错了 是2019年"]
     assert screened_parts("line one\nline two, is that ok") == []  # pasted material: the turn alone
+
+
+def test_a_question_is_a_part_that_asks_from_its_first_word_to_its_end() -> None:
+    assert is_question("Any tips for a 15 year old taking the train alone for the first time?")
+    assert is_question("also whats a good cheap meal i can make in the dorm microwave.")
+    assert is_question("Anyway how do I stop a RecyclerView from flickering?")
+    assert not is_question("I have two kids.")
+    assert not is_question("Explain lifetimes like i'm a go dev")  # a request, not a question
+    assert not is_question("What a day!")
+    assert not is_question("I'm moving to Berlin, any tips?")  # a fact first
+    assert not is_question("换了iPhone15 微信记录咋迁过来")  # never a Chinese part
+    assert not is_question("哪个好？")
 
 
 def test_a_kept_turns_statements_leave_out_the_questions_in_front() -> None:
