@@ -162,13 +162,20 @@ def _fix_verb(m: re.Match[str]) -> str:
 
 
 _FILLER = re.compile(r"^((oh|well|so|btw|by the way|actually|also|and|but|hmm|um|fyi|just so you know|heads up|"
-                     r"quick one|quick question|real quick|for context|对了|其实|另外|还有|话说|嗯|顺便说一下|顺便)"
-                     r"[,，:：\s]+|"
+                     r"quick one|quick question|real quick|for context|ok|okay|anyway|honestly|unrelated|"
+                     r"one more thing|totally diff(?:erent)? question|big news|quick update|"
+                     r"(?:hi|hey|hello|hiya)(?: there| again)?(?=[,!，！]|\s+(?-i:[a-z]))|"
+                     r"i should (?:mention|say|add)(?: that)?|"
+                     r"i forgot to (?:mention|say)(?: that)?|"
+                     r"对了|其实|另外|还有|话说|嗯|顺便问一下|顺便说一句|顺便说一下|顺便)"
+                     r"(?:\s[-–—]\s|[,，:：!！\s])+|"
                      r"(please )?(remember|don't forget|note|keep in mind)( that)?[,:\s]+|"
                      r"(请)?(记住|别忘了|记一下)[,，:：\s]*)", re.I)
 """Words in front of a fact that are not the fact. Stripped until none is left ("oh and I have two
 cats" was stored as "And the user has two cats", "fyi I'm vegan" as "Fyi the user is vegan" until
-2026-12-06)."""
+2026-12-06; "I should mention that I have type 2 diabetes" as "The user should mention that the user
+has type 2 diabetes", "One more thing - I'm going to Lisbon" and "hey so i handed in my notice" with
+their openers until 2026-12-07)."""
 
 
 def _without_filler(sentence: str) -> str:

@@ -280,6 +280,13 @@ def test_same_statement_is_strict_about_numbers_and_words() -> None:
     ("顺便说一下，我对青霉素过敏", "用户对青霉素过敏"),
     ("So I bought a bike", "The user bought a bike"),
     ("so", "So"),  # a filler alone is left as said
+    # found on fresh conversations, 2026-12-07
+    ("I should mention that I have type 2 diabetes", "The user has type 2 diabetes"),
+    ("One more thing - I'm going to Lisbon in May", "The user is going to Lisbon in May"),
+    ("hey so i handed in my notice", "The user handed in the user's notice"),
+    ("Unrelated: my gf lena wants to go climbing", "The user's gf lena wants to go climbing"),
+    ("顺便问一下，我家柯基最近老是掉毛", "用户家柯基最近老是掉毛"),
+    ("Hello Kitty is my favourite brand", "Hello Kitty is the user's favourite brand"),  # a name, not a greeting
 ])
 def test_words_in_front_of_a_fact_are_left_out_of_its_statement(said: str, stored: str) -> None:
     from agent_memory.pipeline.extract import statement
