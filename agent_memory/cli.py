@@ -631,7 +631,7 @@ def _eval_gate(out: Path) -> None:
     with Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(), console=err_console) as bar:
         task = bar.add_task("recall gate (default, second look, none)", total=None)
         result = judge_eval.recall_gate(on_progress=lambda stage, n: bar.advance(task, n))
-        told = bar.add_task("the same profiles told in conversations (default, context_blend)", total=None)
+        told = bar.add_task("the same profiles told in conversations (default, without context_blend)", total=None)
         result["conversations"] = judge_eval.recall_in_conversations(
             on_progress=lambda stage, n: bar.advance(told, n))
     for split in judge_eval.SPLITS:
@@ -657,8 +657,8 @@ def _eval_gate(out: Path) -> None:
                 "expected_memory_stored", "general_answered_nothing", "general_answered_nothing/en",
                 "general_answered_nothing/zh")
         _table(f"the profiles told in conversations (after 0-3 noise turns each), {label}",
-               [(k, str(c["default"].get(k)), str(c["context_blend"].get(k))) for k in keys],
-               ("measure", "default", "context_blend (opt-in)"))
+               [(k, str(c["default"].get(k)), str(c["no_context_blend"].get(k))) for k in keys],
+               ("measure", "default (context_blend)", "without context_blend"))
     result["whole_user_questions"] = judge_eval.whole_user_questions()
     for split in judge_eval.SPLITS:
         w = result["whole_user_questions"][split]

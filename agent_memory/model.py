@@ -217,15 +217,20 @@ class Original(BaseModel):
         before its turn), which may be about something else entirely: in an assistant chat "also we
         adopted a rescue greyhound called Pixel" after a job update and a request to summarise an
         article is 0.13 similar to "what's my dog's name?" with that context and 0.32 without. Such
-        a statement names its words alone as a second text, which the ``context_blend`` setting
-        (opt-in) adds to its vector. A context the caller passed with ``content`` is taken as given:
-        one text."""
+        a statement names a second text, which the ``context_blend`` setting (the default) adds to
+        its vector: its own turn when the context holds that turn (a short turn with several
+        sentences, :func:`agent_memory.pipeline.drafts.statement_context`), else its words. The
+        turn, not the words, because a kept sentence often means nothing without the ones the
+        trigger left out ("It was hard to let go" after "So I finally sold the old piano"; its
+        words alone took "What did I sell last weekend?" from 0.20 to 0.11, under the floor). A
+        context the caller passed with ``content`` is taken as given: one text."""
         text = str(self.provenance.get("said_part") or self.summary)
         ctx = (self.context or "")[-CONTEXT_INDEX_CHARS:]
         if not ctx:
             return (text,)
         if self.provenance.get("kind") == "message":
-            return (f"{ctx}\n{text}", text)
+            turn = str(self.provenance.get("said") or "").strip()
+            return (f"{ctx}\n{text}", turn if turn and ctx.endswith(turn) else text)
         return (f"{ctx}\n{text}",)
 
     def said(self) -> str:

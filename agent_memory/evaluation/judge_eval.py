@@ -439,13 +439,13 @@ def recall_in_conversations(settings: Settings | None = None, on_progress: Progr
                             splits: tuple[str, ...] = SPLITS, top_k: int = 5,
                             limit_profiles: int | None = None, limit_general: int | None = None) -> dict[str, Any]:
     """:func:`recall_gate`'s profiles and queries, the memories told in conversations
-    (:func:`tell_in_conversations`) instead of stored as statements, with the default settings and
-    with ``context_blend``, in one run: a fact said after unrelated messages is stored with them
-    as its context, and this measures what that costs recall. An expected memory is back when any
-    memory its message left is in the top ``top_k``."""
+    (:func:`tell_in_conversations`) instead of stored as statements, with the default settings
+    (``context_blend`` on since 2026-12-08) and without ``context_blend``, in one run: a fact said
+    after unrelated messages is stored with them as its context, and this measures what that costs
+    recall. An expected memory is back when any memory its message left is in the top ``top_k``."""
     data = corpus.load("queries")
     turns = corpus.load("turns", rounds=CONVERSATION_NOISE_ROUNDS)
-    arms = {"default": False, "context_blend": True}
+    arms = {"default": True, "no_context_blend": False}
     out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="agent-memory-conversations-") as tmp:
         m = _memory(Path(tmp), settings)

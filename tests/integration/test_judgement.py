@@ -315,9 +315,9 @@ def test_a_question_in_the_words_the_trigger_left_out_finds_the_statement(memory
 def test_a_fact_after_unrelated_messages_keeps_its_own_direction_with_context_blend(tmp_path: Path,
                                                                                   embedder: Embedder) -> None:
     """In an assistant chat the two messages before a fact (its context) are often about other
-    things. By default the fact's vector is its words in that context, and "what's my dog's name?"
-    barely matches it (README, "Still wrong: a fact after unrelated messages"); ``context_blend``
-    adds its words alone, and the question finds it first."""
+    things. Without ``context_blend`` the fact's vector is its words in that context, and "what's my
+    dog's name?" barely matches it; the blend (the default since 2026-12-08) adds its words alone,
+    and the question finds it first (README, "A fact after unrelated messages")."""
     chat = ["quick update - I left the hospital job, I'm now doing analytics for a fintech startup in Manchester",
             "can you summarise this article for me? [long text about interest rates and the housing market]",
             "also we adopted a rescue greyhound called Pixel last weekend"]
@@ -602,7 +602,7 @@ def test_the_conversation_eval_tells_each_memory_after_noise_and_finds_it() -> N
 
     r = judge_eval.recall_in_conversations(splits=("train",), limit_profiles=1, limit_general=20)["train"]
     assert r["profiles"] == 1 and r["tied_queries"] > 3
-    for arm in ("default", "context_blend"):
+    for arm in ("default", "no_context_blend"):
         assert r[arm]["expected_memory_stored"] >= 0.9, r
         assert r[arm]["personal_expected_back"] >= 0.5, r
         assert r[arm]["general_answered_nothing"] >= 0.6, r

@@ -1,5 +1,6 @@
-"""A stored memory's vector: one embedding by default; with ``context_blend`` a statement cut from
-``messages`` also embeds its words alone, and the index keeps the normalised sum."""
+"""A stored memory's vector: one embedding without the blend; with it (``context_blend``, the
+default) a statement cut from ``messages`` also embeds its own turn or its words alone, and the
+index keeps the normalised sum."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ def original(summary: str, context: str | None, **provenance: Any) -> Original:
                     provenance=provenance)
 
 
-def test_by_default_each_memory_is_one_embedding_of_its_words_in_context() -> None:
+def test_without_the_blend_each_memory_is_one_embedding_of_its_words_in_context() -> None:
     e = Counting()
     said = original("The user adopted a greyhound", "summarise this article",
                     kind="message", said_part="we adopted a greyhound")
@@ -55,3 +56,19 @@ def test_the_blend_sums_a_statements_words_alone_with_its_words_in_context() -> 
     assert np.allclose(v.in_context[0], in_context)  # what the change detector searches with
     assert np.allclose(v.stored[1:], v.in_context[1:])  # a caller's context and no context: one text
     assert np.allclose(np.linalg.norm(v.stored, axis=1), 1.0, atol=1e-5)
+
+
+def test_the_blend_takes_the_whole_turn_when_the_context_holds_it() -> None:
+    """A sentence the trigger kept from a short turn means little alone ("It was hard to let go"
+    after "I sold the old piano"): when its context ends with its turn, the blend's second text is
+    that turn, not the kept words; a turn the context does not hold (a long or pasted one) falls
+    back to the words."""
+    turn = "So I finally sold the old piano. It was hard to let go."
+    kept = original("It was hard to let go.", f"thanks!\n{turn}", kind="message",
+                    said_part="It was hard to let go.", said=turn)
+    pasted = original("The user runs a bakery", "summarise this", kind="message",
+                      said_part="I run a bakery", said="I run a bakery\n[three pages of pasted text]")
+    e = Counting()
+    memory_vectors(e, [kept, pasted], blend=True)
+    assert e.texts == [f"thanks!\n{turn}\nIt was hard to let go.", turn,
+                       "summarise this\nI run a bakery", "I run a bakery"]
