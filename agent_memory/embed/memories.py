@@ -26,9 +26,14 @@ class MemoryVectors:
 
 
 def memory_vectors(embedder: Embedder, originals: Sequence[Original], blend: bool = False) -> MemoryVectors:
-    """One row per original in each, every text embedded in a single batch."""
+    """One row per original in each, every distinct text embedded once, in a single batch: the
+    statements of one turn often share a text (their turn, as the blend's second text, or the whole
+    turn the trigger kept as their part), and each embedding costs milliseconds on a CPU."""
     texts = [o.embedding_texts() if blend else o.embedding_texts()[:1] for o in originals]
-    flat = embedder.embed_documents([t for ts in texts for t in ts])
+    every = [t for ts in texts for t in ts]
+    row = {t: i for i, t in enumerate(dict.fromkeys(every))}
+    embedded = embedder.embed_documents(list(row))
+    flat = embedded if len(row) == len(every) else embedded[[row[t] for t in every]]
     if len(flat) == len(texts):
         return MemoryVectors(flat, flat)
     starts = np.cumsum([0] + [len(ts) for ts in texts[:-1]])

@@ -72,3 +72,20 @@ def test_the_blend_takes_the_whole_turn_when_the_context_holds_it() -> None:
     memory_vectors(e, [kept, pasted], blend=True)
     assert e.texts == [f"thanks!\n{turn}\nIt was hard to let go.", turn,
                        "summarise this\nI run a bakery", "I run a bakery"]
+
+
+def test_a_text_two_statements_share_is_embedded_once() -> None:
+    """Two statements of one short turn share their second text (the turn): it is embedded once,
+    and each still gets the same vector it would get alone."""
+    turn = "So I finally sold the old piano. It was hard to let go."
+    a = original("The user sold the old piano.", f"thanks!\n{turn}", kind="message",
+                 said_part="So I finally sold the old piano.", said=turn)
+    b = original("It was hard to let go.", f"thanks!\n{turn}", kind="message",
+                 said_part="It was hard to let go.", said=turn)
+    e = Counting()
+    both = memory_vectors(e, [a, b], blend=True)
+    assert e.texts.count(turn) == 1 and len(e.texts) == 3
+    for i, o in enumerate((a, b)):
+        alone = memory_vectors(HashingEmbedder(), [o], blend=True)
+        assert np.allclose(both.stored[i], alone.stored[0], atol=1e-6)
+        assert np.allclose(both.in_context[i], alone.in_context[0], atol=1e-6)
